@@ -1,0 +1,1 @@
+"""gconv.generator: expands rule sets into kernel instances and renders them to Triton sources."""

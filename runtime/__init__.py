@@ -1,0 +1,1 @@
+"""gconv.runtime"""

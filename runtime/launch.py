@@ -1,0 +1,92 @@
+"""Launch one generated kernel on torch tensors: grid, arguments, split-K workspace, TMA scratch."""
+from __future__ import annotations
+
+from types import ModuleType
+
+import torch
+import triton
+
+from gconv.schemas import Algorithm, Direction, KernelConfig, Pipeline, Problem
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def tile_grid(config: KernelConfig, problem: Problem) -> tuple[int, int, int]:
+    """Programs of the non-persistent launch: (tiles or pixel blocks, group blocks or channel blocks, splits)."""
+    p = problem
+    if config.algorithm is Algorithm.direct:
+        if p.direction is Direction.fwd:
+            return cdiv(p.N * p.Ho * p.Wo, config.block_m), cdiv(p.G * p.K, config.block_n), 1
+        if p.direction is Direction.bwd_data:
+            return cdiv(p.N * p.Hi * p.Wi, config.block_m), cdiv(p.G * p.C, config.block_n), 1
+        return cdiv(p.G * p.K, config.block_n), p.C * p.Y * p.X, config.split_k
+    gm = config.groups_to_merge
+    rows, cols = {
+        Direction.fwd: (p.N * p.Ho * p.Wo, gm * p.K),
+        Direction.bwd_data: (p.N * p.Hi * p.Wi, gm * p.C),
+        Direction.bwd_weight: (gm * p.K, p.Y * p.X * gm * p.C),
+    }[p.direction]
+    return cdiv(rows, config.block_m) * cdiv(cols, config.block_n), cdiv(p.G, gm), config.split_k
+
+
+def launch(module: ModuleType, config: KernelConfig, problem: Problem, x_like: torch.Tensor,
+           w_like: torch.Tensor, y_like: torch.Tensor, *, num_programs: int | None = None) -> None:
+    """Run the kernel once. Tensors are torch-shaped (N,C,H,W / K,C,Y,X) in any strides with channel stride 1."""
+    p = problem
+    args = [x_like, w_like, y_like, p.N, p.G, p.C, p.K, p.Hi, p.Wi, p.Ho, p.Wo, p.Y, p.X,
+            p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dil_h, p.dil_w,
+            *x_like.stride(), *w_like.stride(), *y_like.stride()]
+    grid = tile_grid(config, problem)
+    if config.pipeline is Pipeline.persistent:
+        total = grid[0] * grid[1] * grid[2]
+        programs = max(1, min(total, num_programs or _sm_count(x_like.device)))
+        args.append(programs)
+        grid = (programs, 1, 1)
+    if config.pipeline is Pipeline.tma:
+        _ensure_tma_allocator()
+    module.kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
+
+
+def _sm_count(device: torch.device) -> int:
+    if device.type == "cuda":
+        return torch.cuda.get_device_properties(device).multi_processor_count
+    return 4  # the interpreter: a few programs are enough to exercise the persistent loop
+
+
+_allocator_set = False
+
+
+def _ensure_tma_allocator() -> None:
+    """Device-side tensor descriptors need global scratch memory; Triton asks for it through this hook."""
+    global _allocator_set
+    if _allocator_set:
+        return
+
+    def allocate(size: int, alignment: int, stream):
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        return torch.empty(size, dtype=torch.int8, device=device)
+
+    triton.set_allocator(allocate)
+    _allocator_set = True
+
+
+def run(module: ModuleType, config: KernelConfig, problem: Problem, a: torch.Tensor, b: torch.Tensor,
+        out: torch.Tensor, *, num_programs: int | None = None) -> torch.Tensor:
+    """Compute problem into out with (a, b) in the CK runner order: fwd (x, w), bwd_data (dy, w), bwd_weight (x, dy).
+
+    out must be torch-shaped with channel stride 1. bwd_weight with split_k > 1 accumulates into a zeroed fp32
+    workspace with fp32 atomics and then casts into out.
+    """
+    if problem.direction is Direction.fwd:
+        launch(module, config, problem, a, b, out, num_programs=num_programs)
+    elif problem.direction is Direction.bwd_data:
+        launch(module, config, problem, out, b, a, num_programs=num_programs)
+    elif config.split_k > 1:
+        workspace = torch.zeros_like(out, dtype=torch.float32)
+        launch(module, config, problem, a, workspace, b, num_programs=num_programs)
+        out.copy_(workspace)
+    else:
+        launch(module, config, problem, a, out, b, num_programs=num_programs)
+    return out

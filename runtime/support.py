@@ -1,0 +1,47 @@
+"""Whether a kernel instance can run a problem, and if not, why (a reason string, never a bare bool)."""
+from __future__ import annotations
+
+from gconv.schemas import Algorithm, Direction, KernelConfig, Pipeline, Problem
+
+TMA_ALIGN_BYTES = 16
+MAX_GRID_Y = 65535
+
+
+def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
+    """None if config computes problem correctly, else the first reason it cannot."""
+    if config.direction is not problem.direction:
+        return f"kernel direction {config.direction.value} != problem direction {problem.direction.value}"
+    if config.dtype is not problem.dtype:
+        return f"kernel dtype {config.dtype.value} != problem dtype {problem.dtype.value}"
+    v = config.vector_width
+    if config.algorithm is Algorithm.direct:
+        if v > 1 and not (problem.C == 1 and problem.K == 1 and problem.G % v == 0):
+            return f"direct vector width {v} needs depthwise C=K=1 with G % {v} == 0"
+        if problem.direction is Direction.bwd_weight and problem.C * problem.Y * problem.X > MAX_GRID_Y:
+            return f"direct bwd_weight launches C*Y*X programs on grid axis 1, at most {MAX_GRID_Y}"
+        return None
+    aligned = {"fwd": ("C",), "bwd_data": ("C", "K"), "bwd_weight": ("C", "K")}[problem.direction.value]
+    for field in aligned:
+        if v > 1 and getattr(problem, field) % v:
+            return f"vector width {v} needs {field} % {v} == 0 ({field}={getattr(problem, field)})"
+    if config.groups_to_merge > problem.G:
+        return f"merges {config.groups_to_merge} groups but the problem has G={problem.G}"
+    if config.pipeline is Pipeline.tma:
+        return _tma_reason(config, problem)
+    return None
+
+
+def _tma_reason(config: KernelConfig, problem: Problem) -> str | None:
+    elt = problem.dtype.bytes
+    if problem.direction is Direction.fwd:
+        row = problem.Y * problem.X * problem.C * elt
+        if row % TMA_ALIGN_BYTES:
+            return f"TMA needs Y*X*C*{elt} bytes % {TMA_ALIGN_BYTES} == 0 (weight rows), got {row}"
+    elif problem.direction is Direction.bwd_data:
+        if problem.K % config.block_k:
+            return f"TMA bwd_data needs K % block_k == 0 (K={problem.K}, block_k={config.block_k})"
+        if problem.C * elt % TMA_ALIGN_BYTES:
+            return f"TMA needs C*{elt} bytes % {TMA_ALIGN_BYTES} == 0, got {problem.C * elt}"
+    elif problem.K * elt % TMA_ALIGN_BYTES:
+        return f"TMA needs K*{elt} bytes % {TMA_ALIGN_BYTES} == 0, got {problem.K * elt}"
+    return None

@@ -1,0 +1,49 @@
+"""The names a constraint or `--filter` expression may read: config axes, derived quantities, arch limits."""
+from __future__ import annotations
+
+CONFIG_FIELDS: dict[str, str] = {
+    "direction": "fwd | bwd_data | bwd_weight",
+    "dtype": "fp16 | bf16 | fp32",
+    "algorithm": "igemm | direct",
+    "block_m": "tile rows (igemm: GEMM-M; direct: output pixels per program)",
+    "block_n": "tile columns (igemm: GEMM-N; direct: channels per program)",
+    "block_k": "reduction step of the main loop (igemm only; 1 for direct)",
+    "num_warps": "warps per program",
+    "num_stages": "software-pipelining depth",
+    "pipeline": "multistage | tma | persistent",
+    "raster_group": "L2 rasterisation group (tile rows walked together)",
+    "vector_width": "elements per contiguous vector load along the channel dimension",
+    "groups_to_merge": "groups sharing one tile (block-diagonal)",
+    "split_k": "bwd_weight: programs splitting the N*Ho*Wo reduction",
+}
+
+DERIVED_FIELDS: dict[str, str] = {
+    "elt_bytes": "bytes per element of dtype",
+    "threads": "num_warps * arch.warp_size",
+    "vector_bytes": "vector_width * elt_bytes",
+    "smem_bytes": "shared memory of the pipelined operand tiles: num_stages * (block_m + block_n) * block_k * elt_bytes",
+    "acc_registers_per_thread": "fp32 accumulator registers per thread: block_m * block_n / threads",
+    "min_dot_m": "arch minimum tl.dot M for dtype",
+    "min_dot_n": "arch minimum tl.dot N for dtype",
+    "min_dot_k": "arch minimum tl.dot K for dtype",
+}
+
+ARCH_FIELDS: dict[str, str] = {
+    "arch.name": "e.g. sm_90",
+    "arch.compute_capability": "e.g. 90",
+    "arch.sm_count": "SMs",
+    "arch.max_smem_per_block_bytes": "shared memory per block",
+    "arch.registers_per_sm": "32-bit registers per SM",
+    "arch.max_registers_per_thread": "register limit per thread",
+    "arch.max_threads_per_block": "threads per block",
+    "arch.warp_size": "threads per warp",
+    "arch.max_vector_bytes": "widest load per thread",
+    "arch.l2_cache_bytes": "L2 size",
+    "arch.has_tma": "tensor descriptors / TMA available",
+}
+
+CONSTRAINT_FIELDS: dict[str, str] = {**CONFIG_FIELDS, **DERIVED_FIELDS, **ARCH_FIELDS}
+"""What rule constraints may read (evaluated once per arch)."""
+
+FILTER_FIELDS: dict[str, str] = {**CONFIG_FIELDS, "name": "canonical kernel name", "rule": "rule that admitted it"}
+"""What `gconv rules list --filter` and derived sets' `keep` clauses may read (arch-independent)."""

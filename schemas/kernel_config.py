@@ -1,0 +1,107 @@
+"""KernelConfig: the full description of one kernel instance, with a canonical name that round-trips."""
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from .enums import PIPELINE_TOKENS, Algorithm, Direction, DType, Pipeline
+
+_TOKEN_PIPELINES = {token: pipeline for pipeline, token in PIPELINE_TOKENS.items()}
+
+# Canonical names: fixed axis order, short tokens.
+#   igemm:  {dir}_{dtype}_igemm_m{BM}n{BN}k{BK}_w{warps}_s{stages}_{ms|tma|pers}_g{raster}_v{vec}_mg{merge}[_sk{split}]
+#   direct: {dir}_{dtype}_direct_p{pixels}c{channels}_w{warps}_v{vec}[_sk{split}]
+# The split-K token is present exactly for bwd_weight, the only direction with a split reduction.
+_NAME_RE = re.compile(
+    r"^(?P<direction>fwd|bwd_data|bwd_weight)_(?P<dtype>fp16|bf16|fp32)_(?:"
+    r"igemm_m(?P<bm>\d+)n(?P<bn>\d+)k(?P<bk>\d+)_w(?P<iw>\d+)_s(?P<stages>\d+)_(?P<pipe>ms|tma|pers)"
+    r"_g(?P<raster>\d+)_v(?P<iv>\d+)_mg(?P<merge>\d+)"
+    r"|direct_p(?P<bp>\d+)c(?P<bc>\d+)_w(?P<dw>\d+)_v(?P<dv>\d+))"
+    r"(?:_sk(?P<split>\d+))?$"
+)
+
+
+def _is_power_of_two(value: int) -> bool:
+    return value > 0 and value & (value - 1) == 0
+
+
+class KernelConfig(BaseModel):
+    """One kernel instance. For `direct`, block_m counts output pixels and block_n channels per program."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    direction: Direction
+    dtype: DType
+    algorithm: Algorithm
+    block_m: int = Field(gt=0)
+    block_n: int = Field(gt=0)
+    block_k: int = Field(1, gt=0)
+    num_warps: int = Field(gt=0, le=32)
+    num_stages: int = Field(1, gt=0, le=8)
+    pipeline: Pipeline = Pipeline.multistage
+    raster_group: int = Field(1, gt=0)
+    vector_width: int = Field(1, gt=0, le=16)
+    groups_to_merge: int = Field(1, gt=0, le=64)
+    split_k: int = Field(1, gt=0, le=256)
+
+    @model_validator(mode="after")
+    def _axes_are_consistent(self) -> "KernelConfig":
+        for field in ("block_m", "block_n", "block_k", "num_warps", "vector_width", "groups_to_merge"):
+            if not _is_power_of_two(getattr(self, field)):
+                raise ValueError(f"{field} must be a power of two, got {getattr(self, field)}")
+        if self.split_k > 1 and self.direction is not Direction.bwd_weight:
+            raise ValueError(f"split_k > 1 is a bwd_weight axis, got split_k={self.split_k} for {self.direction.value}")
+        if self.algorithm is Algorithm.direct:
+            fixed = {"block_k": 1, "num_stages": 1, "pipeline": Pipeline.multistage, "raster_group": 1,
+                     "groups_to_merge": 1}
+            for field, value in fixed.items():
+                if getattr(self, field) != value:
+                    shown = value.value if isinstance(value, Pipeline) else value
+                    raise ValueError(f"the direct algorithm has no {field} axis: it must be {shown}")
+        return self
+
+    @property
+    def name(self) -> str:
+        head = f"{self.direction.value}_{self.dtype.value}"
+        if self.algorithm is Algorithm.igemm:
+            body = (
+                f"igemm_m{self.block_m}n{self.block_n}k{self.block_k}_w{self.num_warps}_s{self.num_stages}"
+                f"_{self.pipeline.token}_g{self.raster_group}_v{self.vector_width}_mg{self.groups_to_merge}"
+            )
+        else:
+            body = f"direct_p{self.block_m}c{self.block_n}_w{self.num_warps}_v{self.vector_width}"
+        tail = f"_sk{self.split_k}" if self.direction is Direction.bwd_weight else ""
+        return f"{head}_{body}{tail}"
+
+    @classmethod
+    def from_name(cls, name: str) -> "KernelConfig":
+        """Parse a canonical name; `KernelConfig.from_name(c.name) == c` for every valid config."""
+        match = _NAME_RE.match(name)
+        if match is None:
+            raise ValueError(
+                f"{name!r} is not a kernel name; expected e.g. 'fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1' "
+                "or 'bwd_weight_fp16_direct_p64c32_w4_v8_sk4'"
+            )
+        parts = match.groupdict()
+        direction = Direction(parts["direction"])
+        has_split = parts["split"] is not None
+        if has_split != (direction is Direction.bwd_weight):
+            raise ValueError(f"{name!r}: the _sk<split> token is present exactly for bwd_weight kernels")
+        common = {"direction": direction, "dtype": DType(parts["dtype"]),
+                  "split_k": int(parts["split"] or 1)}
+        if parts["bm"] is not None:
+            return cls(
+                **common, algorithm=Algorithm.igemm, block_m=int(parts["bm"]), block_n=int(parts["bn"]),
+                block_k=int(parts["bk"]), num_warps=int(parts["iw"]), num_stages=int(parts["stages"]),
+                pipeline=_TOKEN_PIPELINES[parts["pipe"]], raster_group=int(parts["raster"]),
+                vector_width=int(parts["iv"]), groups_to_merge=int(parts["merge"]),
+            )
+        return cls(
+            **common, algorithm=Algorithm.direct, block_m=int(parts["bp"]), block_n=int(parts["bc"]),
+            num_warps=int(parts["dw"]), vector_width=int(parts["dv"]),
+        )
+
+    def axes(self) -> dict[str, object]:
+        """Every axis as plain JSON values (enum values as strings), in field order."""
+        return self.model_dump(mode="json")

@@ -1,0 +1,104 @@
+"""Problem: one grouped 2D convolution (direction, dtype, sizes); output size and GEMM view are derived."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from .enums import Direction, DType
+
+PositiveInt = Field(gt=0)
+
+
+@dataclass(frozen=True)
+class GemmView:
+    """The implicit-GEMM shape of one group: C[M, N] = A[M, K] @ B[K, N]."""
+
+    M: int
+    N: int
+    K: int
+
+
+class Problem(BaseModel):
+    """A grouped convolution. C and K are channels *per group*; field names follow CK's benchmark CSV."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False)
+
+    direction: Direction
+    dtype: DType
+    N: int = Field(gt=0, description="batch size")
+    G: int = Field(gt=0, description="number of groups")
+    C: int = Field(gt=0, description="input channels per group")
+    K: int = Field(gt=0, description="output channels per group")
+    Hi: int = Field(gt=0)
+    Wi: int = Field(gt=0)
+    Y: int = Field(gt=0, description="filter height")
+    X: int = Field(gt=0, description="filter width")
+    stride_h: int = Field(1, gt=0)
+    stride_w: int = Field(1, gt=0)
+    pad_h: int = Field(0, ge=0)
+    pad_w: int = Field(0, ge=0)
+    dil_h: int = Field(1, gt=0)
+    dil_w: int = Field(1, gt=0)
+
+    @model_validator(mode="after")
+    def _output_is_positive(self) -> "Problem":
+        if self.Ho <= 0 or self.Wo <= 0:
+            raise ValueError(
+                f"output size would be {self.Ho}x{self.Wo}: the dilated filter "
+                f"({(self.Y - 1) * self.dil_h + 1}x{(self.X - 1) * self.dil_w + 1}) is larger than the padded "
+                f"input ({self.Hi + 2 * self.pad_h}x{self.Wi + 2 * self.pad_w})"
+            )
+        return self
+
+    @property
+    def Ho(self) -> int:
+        return (self.Hi + 2 * self.pad_h - self.dil_h * (self.Y - 1) - 1) // self.stride_h + 1
+
+    @property
+    def Wo(self) -> int:
+        return (self.Wi + 2 * self.pad_w - self.dil_w * (self.X - 1) - 1) // self.stride_w + 1
+
+    @property
+    def key(self) -> str:
+        """Stable string key (cache key, CSV key)."""
+        return (
+            f"{self.direction.value}_{self.dtype.value}_n{self.N}_g{self.G}_c{self.C}_k{self.K}"
+            f"_hi{self.Hi}_wi{self.Wi}_y{self.Y}_x{self.X}_s{self.stride_h}x{self.stride_w}"
+            f"_p{self.pad_h}x{self.pad_w}_d{self.dil_h}x{self.dil_w}"
+        )
+
+    @property
+    def gemm(self) -> GemmView:
+        """Per-group GEMM view (DESIGN.md §1)."""
+        if self.direction is Direction.fwd:
+            return GemmView(self.N * self.Ho * self.Wo, self.K, self.C * self.Y * self.X)
+        if self.direction is Direction.bwd_data:
+            return GemmView(self.N * self.Hi * self.Wi, self.C, self.K * self.Y * self.X)
+        return GemmView(self.K, self.C * self.Y * self.X, self.N * self.Ho * self.Wo)
+
+    @property
+    def flops(self) -> int:
+        """Multiply-adds x 2 of the convolution itself (the same for all three directions)."""
+        return 2 * self.N * self.G * self.K * self.C * self.Ho * self.Wo * self.Y * self.X
+
+    @property
+    def input_shape(self) -> tuple[int, int, int, int]:
+        """x as torch sees it: N x (G*C) x Hi x Wi."""
+        return (self.N, self.G * self.C, self.Hi, self.Wi)
+
+    @property
+    def weight_shape(self) -> tuple[int, int, int, int]:
+        """w as torch sees it: (G*K) x C x Y x X."""
+        return (self.G * self.K, self.C, self.Y, self.X)
+
+    @property
+    def output_shape(self) -> tuple[int, int, int, int]:
+        """y as torch sees it: N x (G*K) x Ho x Wo."""
+        return (self.N, self.G * self.K, self.Ho, self.Wo)
+
+    def with_direction(self, direction: Direction | str) -> "Problem":
+        return self.model_copy(update={"direction": Direction(direction)})
+
+    def with_dtype(self, dtype: DType | str) -> "Problem":
+        return self.model_copy(update={"dtype": DType(dtype)})
