@@ -31,3 +31,12 @@ class Registry(BaseModel):
 
     def by_name(self) -> dict[str, RegistryEntry]:
         return {entry.name: entry for entry in self.entries}
+
+    @classmethod
+    def from_json(cls, text: str) -> "Registry":
+        """Parse registry.json (its `_generated` header is informational and dropped)."""
+        import json
+
+        data = json.loads(text)
+        data.pop("_generated", None)
+        return cls.model_validate(data)

@@ -1,0 +1,52 @@
+"""Compile a rule set's instances to real cubins on the CPU (triton.compile with a GPUTarget): no GPU needed."""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from gconv.paths import GENERATED_DIR, REPO_ROOT
+from gconv.schemas import Registry
+
+DEFAULT_ARCHS = ("sm_90", "sm_80")
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    name: str
+    arch: str
+    ok: bool
+    detail: str  # cubin size and shared memory, or the error's last lines
+
+
+def compile_one(source: str, arch: str, num_warps: int, num_stages: int) -> CompileResult:
+    """Compile one generated source for arch (e.g. 'sm_90')."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    from gconv.runtime.kernels import load_kernel_module
+
+    name = Path(source).stem
+    try:
+        module = load_kernel_module(REPO_ROOT / source)
+        src = triton.compiler.ASTSource(fn=module.kernel, signature=module.SIGNATURE, constexprs={})
+        target = GPUTarget("cuda", int(arch.removeprefix("sm_")), 32)
+        compiled = triton.compile(src, target=target, options={"num_warps": num_warps, "num_stages": num_stages})
+        cubin = compiled.asm["cubin"]
+        return CompileResult(name, arch, True, f"{len(cubin)} bytes cubin, {compiled.metadata.shared} bytes smem")
+    except Exception as error:  # report every failure; the gate fails on any
+        lines = [line for line in str(error).strip().splitlines() if line.strip()]
+        return CompileResult(name, arch, False, f"{type(error).__name__}: " + " | ".join(lines[-4:]))
+
+
+def compile_set(set_name: str, archs: tuple[str, ...] = DEFAULT_ARCHS, generated_dir: Path = GENERATED_DIR,
+                workers: int | None = None) -> list[CompileResult]:
+    """Compile every instance of a set for each requested arch it is valid on (in parallel processes)."""
+    registry = Registry.from_json((generated_dir / set_name / "registry.json").read_text())
+    jobs = [(entry.source, arch, entry.config.num_warps, entry.config.num_stages)
+            for entry in registry.entries for arch in archs if arch in entry.archs]
+    workers = workers or max(1, min(len(jobs), os.cpu_count() or 1))
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(compile_one, *zip(*jobs)))
