@@ -25,11 +25,12 @@ def compile_one(source: str, arch: str, num_warps: int, num_stages: int) -> Comp
     import triton
     from triton.backends.compiler import GPUTarget
 
-    from gconv.runtime.kernels import load_kernel_module
+    from gconv.runtime.kernels import import_kernel_module
 
     name = Path(source).stem
+    os.environ.pop("TRITON_INTERPRET", None)  # a worker may inherit it from an interpreter test session
     try:
-        module = load_kernel_module(REPO_ROOT / source)
+        module = import_kernel_module(REPO_ROOT / source)
         src = triton.compiler.ASTSource(fn=module.kernel, signature=module.SIGNATURE, constexprs={})
         target = GPUTarget("cuda", int(arch.removeprefix("sm_")), 32)
         compiled = triton.compile(src, target=target, options={"num_warps": num_warps, "num_stages": num_stages})

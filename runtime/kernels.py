@@ -9,9 +9,8 @@ from pathlib import Path
 from types import ModuleType
 
 
-@lru_cache(maxsize=None)
-def load_kernel_module(source: str | Path) -> ModuleType:
-    """Import a generated kernel file as a module (Triton needs real files: it reads the source back)."""
+def import_kernel_module(source: str | Path) -> ModuleType:
+    """Import a generated kernel file as a fresh module (Triton needs real files: it reads the source back)."""
     path = Path(source).resolve()
     if not path.exists():
         raise FileNotFoundError(f"kernel source {path} does not exist; run 'gconv generate --all'")
@@ -21,3 +20,9 @@ def load_kernel_module(source: str | Path) -> ModuleType:
     sys.modules[module_name] = module
     spec.loader.exec_module(module)
     return module
+
+
+@lru_cache(maxsize=None)
+def load_kernel_module(source: str | Path) -> ModuleType:
+    """Import a generated kernel file once per path (the runtime's lazy, cached load)."""
+    return import_kernel_module(source)

@@ -1,0 +1,65 @@
+"""Float64 reference results from PyTorch, and the error measure every correctness check uses."""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from gconv.schemas import Direction, DType, Problem
+
+TORCH_DTYPES = {DType.fp16: torch.float16, DType.bf16: torch.bfloat16, DType.fp32: torch.float32}
+
+# Max |out - ref| / max |ref|. fp32 allows for TF32 tensor cores on the GPU (10-bit mantissa inputs).
+RELATIVE_ERROR_BOUND = {DType.fp16: 4e-3, DType.bf16: 3e-2, DType.fp32: 2e-3}
+# Under the Triton interpreter fp32 dots are exact fp32 (no TF32), so the bound is tight.
+INTERPRETER_ERROR_BOUND = {DType.fp16: 4e-3, DType.fp32: 1e-5}
+
+
+def conv_kwargs(problem: Problem) -> dict:
+    return dict(stride=(problem.stride_h, problem.stride_w), padding=(problem.pad_h, problem.pad_w),
+                dilation=(problem.dil_h, problem.dil_w), groups=problem.G)
+
+
+def reference(problem: Problem, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """The exact result (float64, on the CPU) for inputs in the runner order of problem.direction."""
+    a64, b64 = a.detach().double().cpu(), b.detach().double().cpu()
+    kwargs = conv_kwargs(problem)
+    if problem.direction is Direction.fwd:
+        return F.conv2d(a64, b64, **kwargs)
+    if problem.direction is Direction.bwd_data:
+        return torch.nn.grad.conv2d_input(problem.input_shape, b64, a64, **kwargs)
+    return torch.nn.grad.conv2d_weight(a64, problem.weight_shape, b64, **kwargs)
+
+
+def relative_error(out: torch.Tensor, expected: torch.Tensor) -> float:
+    """max |out - expected| / max |expected|; NaN or inf anywhere in out gives inf."""
+    out64 = out.detach().double().cpu()
+    if not torch.isfinite(out64).all():
+        return float("inf")
+    scale = expected.abs().max().item() or 1.0
+    return (out64 - expected).abs().max().item() / scale
+
+
+def random_operands(problem: Problem, device: str = "cpu", seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Non-zero random inputs in the runner order, channels_last, rounded to the problem dtype."""
+    generator = torch.Generator().manual_seed(seed)
+    dtype = TORCH_DTYPES[problem.dtype]
+
+    def tensor(shape):
+        values = torch.randn(shape, generator=generator)
+        return values.to(dtype).to(device).contiguous(memory_format=torch.channels_last)
+
+    shapes = {Direction.fwd: (problem.input_shape, problem.weight_shape),
+              Direction.bwd_data: (problem.output_shape, problem.weight_shape),
+              Direction.bwd_weight: (problem.input_shape, problem.output_shape)}[problem.direction]
+    return tensor(shapes[0]), tensor(shapes[1])
+
+
+def result_shape(problem: Problem) -> tuple[int, int, int, int]:
+    return {Direction.fwd: problem.output_shape, Direction.bwd_data: problem.input_shape,
+            Direction.bwd_weight: problem.weight_shape}[problem.direction]
+
+
+def poisoned_output(problem: Problem, device: str = "cpu") -> torch.Tensor:
+    """A channels_last result buffer full of NaN, so any element a kernel fails to write is caught."""
+    out = torch.full(result_shape(problem), float("nan"), dtype=TORCH_DTYPES[problem.dtype], device=device)
+    return out.contiguous(memory_format=torch.channels_last)

@@ -1,0 +1,111 @@
+"""Problem, KernelConfig and ArchSpec models: derived values, canonical names, validation messages."""
+import pytest
+from pydantic import ValidationError
+
+from gconv.schemas import Algorithm, Direction, KernelConfig, Pipeline, Problem
+
+
+def make_problem(**changes):
+    fields = dict(direction="fwd", dtype="bf16", N=32, G=32, C=4, K=4, Hi=56, Wi=56, Y=3, X=3,
+                  stride_h=1, stride_w=1, pad_h=1, pad_w=1, dil_h=1, dil_w=1)
+    fields.update(changes)
+    return Problem(**fields)
+
+
+def test_problem_as_written_in_the_design():
+    p = make_problem()
+    assert (p.Ho, p.Wo) == (56, 56)
+    assert p.key == "fwd_bf16_n32_g32_c4_k4_hi56_wi56_y3_x3_s1x1_p1x1_d1x1"
+    assert p.input_shape == (32, 128, 56, 56) and p.weight_shape == (128, 4, 3, 3)
+
+
+@pytest.mark.parametrize("changes, size", [
+    (dict(Hi=11, Wi=9, stride_h=2, stride_w=2, pad_h=1, pad_w=1, dil_h=2, dil_w=2), (5, 4)),
+    (dict(Hi=13, Wi=11, Y=1, X=1, stride_h=2, stride_w=2, pad_h=0, pad_w=0), (7, 6)),
+    (dict(Hi=7, Wi=7, Y=7, X=7, pad_h=0, pad_w=0), (1, 1)),
+])
+def test_output_size_is_derived(changes, size):
+    assert (make_problem(**changes).Ho, make_problem(**changes).Wo) == size
+
+
+@pytest.mark.parametrize("direction, gemm", [
+    ("fwd", (32 * 56 * 56, 4, 36)),
+    ("bwd_data", (32 * 56 * 56, 4, 36)),
+    ("bwd_weight", (4, 36, 32 * 56 * 56)),
+])
+def test_gemm_view(direction, gemm):
+    view = make_problem(direction=direction).gemm
+    assert (view.M, view.N, view.K) == gemm
+
+
+def test_output_size_must_be_positive():
+    with pytest.raises(ValidationError) as error:
+        make_problem(Hi=2, Wi=2, Y=5, X=5, pad_h=0, pad_w=0)
+    assert error.value.errors()[0]["msg"] == (
+        "Value error, output size would be -2x-2: the dilated filter (5x5) is larger than the padded input (2x2)")
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("stride_h", 0, "Input should be greater than 0"),
+    ("dil_w", -1, "Input should be greater than 0"),
+    ("pad_h", -1, "Input should be greater than or equal to 0"),
+    ("C", 0, "Input should be greater than 0"),
+])
+def test_problem_rejects_bad_values(field, value, message):
+    with pytest.raises(ValidationError) as error:
+        make_problem(**{field: value})
+    assert error.value.errors()[0]["msg"] == message
+    assert error.value.errors()[0]["loc"] == (field,)
+
+
+def test_problem_rejects_unknown_fields():
+    with pytest.raises(ValidationError, match="Extra inputs are not permitted"):
+        make_problem(groups=2)
+
+
+def test_every_generated_name_round_trips(expansions):
+    for instance in expansions["full"]:
+        assert KernelConfig.from_name(instance.name) == instance.config
+
+
+def test_name_encodes_every_axis():
+    config = KernelConfig(direction="bwd_weight", dtype="fp16", algorithm="igemm", block_m=128, block_n=64,
+                          block_k=32, num_warps=4, num_stages=3, pipeline="tma", raster_group=8, vector_width=8,
+                          groups_to_merge=1, split_k=4)
+    assert config.name == "bwd_weight_fp16_igemm_m128n64k32_w4_s3_tma_g8_v8_mg1_sk4"
+    direct = KernelConfig.from_name("fwd_fp32_direct_p64c32_w4_v1")
+    assert (direct.algorithm, direct.block_m, direct.block_n, direct.pipeline) == \
+        (Algorithm.direct, 64, 32, Pipeline.multistage)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("fwd_fp16_igemm_m128", "'fwd_fp16_igemm_m128' is not a kernel name; expected e.g. "
+     "'fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1' or 'bwd_weight_fp16_direct_p64c32_w4_v8_sk4'"),
+    ("fwd_fp16_direct_p64c32_w4_v1_sk2", "'fwd_fp16_direct_p64c32_w4_v1_sk2': the _sk<split> token is present "
+     "exactly for bwd_weight kernels"),
+    ("bwd_weight_fp16_direct_p64c32_w4_v1", "'bwd_weight_fp16_direct_p64c32_w4_v1': the _sk<split> token is "
+     "present exactly for bwd_weight kernels"),
+])
+def test_from_name_rejects_bad_names(name, message):
+    with pytest.raises(ValueError) as error:
+        KernelConfig.from_name(name)
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize("changes, message", [
+    (dict(block_m=96), "Value error, block_m must be a power of two, got 96"),
+    (dict(split_k=2), "Value error, split_k > 1 is a bwd_weight axis, got split_k=2 for fwd"),
+    (dict(algorithm="direct"), "Value error, the direct algorithm has no block_k axis: it must be 1"),
+])
+def test_kernel_config_validation(changes, message):
+    fields = dict(direction=Direction.fwd, dtype="fp16", algorithm="igemm", block_m=64, block_n=64, block_k=32,
+                  num_warps=4, num_stages=3)
+    fields.update(changes)
+    with pytest.raises(ValidationError) as error:
+        KernelConfig(**fields)
+    assert error.value.errors()[0]["msg"] == message
+
+
+def test_arch_specs_load(rules):
+    assert rules.archs["sm_90"].has_tma and not rules.archs["sm_80"].has_tma
+    assert rules.archs["sm_90"].max_warps_per_block == 32
