@@ -1,7 +1,9 @@
 """Compile a rule set's instances to real cubins on the CPU (triton.compile with a GPUTarget): no GPU needed."""
 from __future__ import annotations
 
+import multiprocessing
 import os
+import traceback
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,13 +24,15 @@ class CompileResult:
 
 def compile_one(source: str, arch: str, num_warps: int, num_stages: int) -> CompileResult:
     """Compile one generated source for arch (e.g. 'sm_90')."""
+    # A worker may inherit TRITON_INTERPRET from an interpreter test session; it must go before Triton is imported
+    # (Triton fixes the kind of its library functions at import time).
+    os.environ.pop("TRITON_INTERPRET", None)
     import triton
     from triton.backends.compiler import GPUTarget
 
     from gconv.runtime.kernels import import_kernel_module
 
     name = Path(source).stem
-    os.environ.pop("TRITON_INTERPRET", None)  # a worker may inherit it from an interpreter test session
     try:
         module = import_kernel_module(REPO_ROOT / source)
         src = triton.compiler.ASTSource(fn=module.kernel, signature=module.SIGNATURE, constexprs={})
@@ -37,8 +41,16 @@ def compile_one(source: str, arch: str, num_warps: int, num_stages: int) -> Comp
         cubin = compiled.asm["cubin"]
         return CompileResult(name, arch, True, f"{len(cubin)} bytes cubin, {compiled.metadata.shared} bytes smem")
     except Exception as error:  # report every failure; the gate fails on any
-        lines = [line for line in str(error).strip().splitlines() if line.strip()]
-        return CompileResult(name, arch, False, f"{type(error).__name__}: " + " | ".join(lines[-4:]))
+        return CompileResult(name, arch, False, describe_failure(error))
+
+
+def describe_failure(error: BaseException) -> str:
+    """One line: the exception type, its message's last lines, and where it was raised when it has no message."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    if not lines:
+        frame = traceback.extract_tb(error.__traceback__)[-1]
+        lines = [f"raised at {Path(frame.filename).name}:{frame.lineno} ({frame.line})"]
+    return f"{type(error).__name__}: " + " | ".join(lines[-4:])
 
 
 def compile_set(set_name: str, archs: tuple[str, ...] = DEFAULT_ARCHS, generated_dir: Path = GENERATED_DIR,
@@ -49,5 +61,6 @@ def compile_set(set_name: str, archs: tuple[str, ...] = DEFAULT_ARCHS, generated
             for entry in registry.entries for arch in archs if arch in entry.archs]
     workers = workers or max(1, min(len(jobs), os.cpu_count() or 1))
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    # Fresh interpreters, not forks: a parent that imported Triton in interpreter mode must not leak that state.
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         return list(pool.map(compile_one, *zip(*jobs)))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,33 @@ from gconv.paths import GENERATED_DIR, REPO_ROOT, RULES_DIR
 
 DIFF_LINES_PER_FILE = 12
 DIFF_FILES_SHOWN = 8
+NAMES_SHOWN = 20
+
+
+@dataclass
+class RegistryChange:
+    """Instance names a registry gains, loses, or keeps with different contents (rule, hash, archs)."""
+
+    added: list[str]
+    removed: list[str]
+    changed: list[str]
+
+    def summary(self) -> str:
+        return f"{len(self.added)} added, {len(self.removed)} removed, {len(self.changed)} changed"
+
+
+def registry_change(checked_in: str, regenerated: str) -> RegistryChange | None:
+    """Compare two registry.json texts by instance name; None when either is not a readable registry."""
+    try:
+        old, new = (_entries_by_name(text) for text in (checked_in, regenerated))
+    except (ValueError, KeyError, TypeError):
+        return None
+    return RegistryChange(sorted(set(new) - set(old)), sorted(set(old) - set(new)),
+                          sorted(name for name in set(old) & set(new) if old[name] != new[name]))
+
+
+def _entries_by_name(text: str) -> dict[str, dict]:
+    return {entry["name"]: entry for entry in json.loads(text)["entries"]}
 
 
 @dataclass
@@ -23,6 +51,7 @@ class Drift:
     removed: list[str] = field(default_factory=list)  # on disk, no longer generated
     changed: list[str] = field(default_factory=list)
     diffs: dict[str, list[str]] = field(default_factory=dict)
+    registry_changes: dict[str, "RegistryChange"] = field(default_factory=dict)
 
     @property
     def clean(self) -> bool:
@@ -36,6 +65,14 @@ class Drift:
             if paths:
                 lines.append(f"  {title} ({len(paths)}):")
                 lines += [f"    {_describe(path)}" for path in paths]
+        for path, change in self.registry_changes.items():
+            lines.append(f"--- {path}: instances {change.summary()}")
+            lines += [f"  + {name}" for name in change.added[:NAMES_SHOWN]]
+            lines += [f"  - {name}" for name in change.removed[:NAMES_SHOWN]]
+            lines += [f"  ~ {name}" for name in change.changed[:NAMES_SHOWN]]
+            hidden = sum(max(0, len(names) - NAMES_SHOWN) for names in (change.added, change.removed, change.changed))
+            if hidden:
+                lines.append(f"  ... and {hidden} more")
         shown = [p for p in self.changed if p in self.diffs][:DIFF_FILES_SHOWN]
         for path in shown:
             lines.append(f"--- diff {path} (first {DIFF_LINES_PER_FILE} lines)")
@@ -68,6 +105,10 @@ def check_freshness(rules_dir: Path = RULES_DIR, generated_dir: Path = GENERATED
     for path in sorted(set(expected) & set(actual)):
         if expected[path] != actual[path]:
             drift.changed.append(path)
+            change = registry_change(actual[path], expected[path]) if path.endswith("/registry.json") else None
+            if change is not None:
+                drift.registry_changes[path] = change
+                continue
             drift.diffs[path] = list(difflib.unified_diff(
                 actual[path].splitlines(), expected[path].splitlines(), "checked-in", "regenerated", lineterm="", n=1))
     return drift

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from gconv.schemas import Algorithm, ArchSpec, KernelConfig
+from gconv.schemas.fields import TILE_ALIASES
 
 
 def smem_bytes(config: KernelConfig) -> int:
@@ -18,8 +19,10 @@ def acc_registers_per_thread(config: KernelConfig, warp_size: int = 32) -> int:
 
 
 def config_fields(config: KernelConfig) -> dict[str, Any]:
-    """Config axes as plain values (enums as their strings)."""
-    return config.model_dump(mode="json")
+    """Config axes as plain values (enums as their strings), with the tile_* aliases."""
+    fields = config.model_dump(mode="json")
+    fields.update({alias: fields[field] for alias, field in TILE_ALIASES.items()})
+    return fields
 
 
 def constraint_environment(config: KernelConfig, arch: ArchSpec) -> dict[str, Any]:

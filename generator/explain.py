@@ -51,7 +51,11 @@ def explain(name: str, rules: Rules, set_names: list[str] | None = None) -> str:
         verdict = f"IN ({', '.join(member.archs)})" if member else "NOT IN"
         lines.append(f"  {set_name} [{loaded.display_path}]: {verdict}")
         if loaded.rule_set.extends is None:
+            other_directions = 0
             for index, rule in enumerate(loaded.rule_set.rules):
+                if config.direction not in rule.directions:
+                    other_directions += 1
+                    continue
                 for arch_name in loaded.rule_set.archs:
                     arch = rules.archs[arch_name]
                     mismatch = axis_mismatch(rule, config, arch)
@@ -64,6 +68,8 @@ def explain(name: str, rules: Rules, set_names: list[str] | None = None) -> str:
                                      f"'{violation.constraint.expr}' ({violation.constraint.why})")
                     else:
                         lines.append(f"    rule {rule.name!r} on {arch_name}: ADMITS")
+            if other_directions:
+                lines.append(f"    ({other_directions} rules for other directions not shown)")
             continue
         parent = loaded.rule_set.extends
         in_parent = next((i for i in expansions[parent] if i.config == config), None)

@@ -17,6 +17,11 @@ CONFIG_FIELDS: dict[str, str] = {
     "split_k": "bwd_weight: programs splitting the N*Ho*Wo reduction",
 }
 
+TILE_ALIASES: dict[str, str] = {"tile_m": "block_m", "tile_n": "block_n", "tile_k": "block_k"}
+"""CK's instance-builder names for the tile axes, accepted wherever the block_* names are."""
+
+CONFIG_FIELDS.update({alias: f"same as {field}" for alias, field in TILE_ALIASES.items()})
+
 DERIVED_FIELDS: dict[str, str] = {
     "elt_bytes": "bytes per element of dtype",
     "threads": "num_warps * arch.warp_size",
