@@ -120,6 +120,18 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_demo(args: argparse.Namespace) -> int:
+    import os
+
+    import torch
+
+    if not torch.cuda.is_available():
+        os.environ.setdefault("TRITON_INTERPRET", "1")  # before Triton is imported: it fixes the mode at import
+    from gconv.runtime.demo import demo
+
+    return demo()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gconv", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -129,6 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--rule-set", choices=RULE_SETS, help="only this set's registry and kernels")
     which.add_argument("--all", action="store_true", help="every set (the default)")
     generate.set_defaults(run=_cmd_generate)
+
+    demo = commands.add_parser("demo", help="select and run a few convolutions per direction, checked vs PyTorch")
+    demo.set_defaults(run=_cmd_demo)
 
     check = commands.add_parser("check", help="freshness gate: generated/ matches rules/, and kernels compile")
     check.add_argument("--compile-set", default="tiny", choices=RULE_SETS, help="set to compile (default tiny)")

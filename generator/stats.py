@@ -5,22 +5,12 @@ from collections import Counter
 from typing import Mapping
 
 from gconv.schemas import Direction, DType
+from gconv.tables import table
 
 from .expand import Instance
 
 AXES = ("algorithm", "pipeline", "block_m", "block_n", "block_k", "num_warps", "num_stages", "raster_group",
         "vector_width", "groups_to_merge", "split_k")
-
-
-def table(header: list[str], rows: list[list[object]]) -> str:
-    cells = [header] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    lines = []
-    for index, row in enumerate(cells):
-        lines.append("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
-        if index == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
 
 
 def _value(instance: Instance, axis: str) -> object:

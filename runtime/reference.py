@@ -6,17 +6,14 @@ import torch.nn.functional as F
 
 from gconv.schemas import Direction, DType, Problem
 
+from .vendor import conv_kwargs
+
 TORCH_DTYPES = {DType.fp16: torch.float16, DType.bf16: torch.bfloat16, DType.fp32: torch.float32}
 
 # Max |out - ref| / max |ref|. fp32 allows for TF32 tensor cores on the GPU (10-bit mantissa inputs).
 RELATIVE_ERROR_BOUND = {DType.fp16: 4e-3, DType.bf16: 3e-2, DType.fp32: 2e-3}
 # Under the Triton interpreter fp32 dots are exact fp32 (no TF32), so the bound is tight.
 INTERPRETER_ERROR_BOUND = {DType.fp16: 4e-3, DType.fp32: 1e-5}
-
-
-def conv_kwargs(problem: Problem) -> dict:
-    return dict(stride=(problem.stride_h, problem.stride_w), padding=(problem.pad_h, problem.pad_w),
-                dilation=(problem.dil_h, problem.dil_w), groups=problem.G)
 
 
 def reference(problem: Problem, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:

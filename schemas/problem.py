@@ -97,6 +97,20 @@ class Problem(BaseModel):
         """y as torch sees it: N x (G*K) x Ho x Wo."""
         return (self.N, self.G * self.K, self.Ho, self.Wo)
 
+    @classmethod
+    def from_tensors(cls, x, w, stride=1, padding=0, dilation=1, groups=1, direction: Direction | str = "fwd"
+                     ) -> "Problem":
+        """The problem of conv2d(x, w, ...) as torch sees it (x N x (G*C) x H x W, w (G*K) x C x Y x X).
+
+        x may be a shape instead of a tensor (bwd_data knows only the input's shape); the dtype comes from w.
+        Arguments are checked as the tensor API checks them.
+        """
+        from gconv.runtime.validation import check_groups, dtype_of, make_problem, shape_of
+
+        groups = check_groups(groups)
+        return make_problem(Direction(direction), dtype_of("w", w), shape_of("x", x), shape_of("w", w), groups,
+                            stride, padding, dilation)
+
     def with_direction(self, direction: Direction | str) -> "Problem":
         return self.model_copy(update={"direction": Direction(direction)})
 

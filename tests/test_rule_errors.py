@@ -95,7 +95,7 @@ CASES = {
         "arch.max_smem_per_block_bytes, arch.max_threads_per_block, arch.max_vector_bytes, arch.name, "
         "arch.registers_per_sm, arch.sm_count, arch.warp_size, block_k, block_m, block_n, direction, dtype, "
         "elt_bytes, groups_to_merge, min_dot_k, min_dot_m, min_dot_n, num_stages, num_warps, pipeline, "
-        "raster_group, smem_bytes, split_k, threads, vector_bytes, vector_width\n"
+        "raster_group, smem_bytes, split_k, threads, tile_k, tile_m, tile_n, vector_bytes, vector_width\n"
         "    smem_byte <= arch.max_smem_per_block_bytes\n    ^"),
     "empty-expansion": ("full", "smem_bytes <= arch.max_smem_per_block_bytes", "smem_bytes <= 1",
                         "{path}:8: rules[0]: rule 'igemm-fwd' admits no instance on any arch (sm_90)\n"

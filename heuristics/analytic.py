@@ -1,0 +1,95 @@
+"""The rule-based default heuristic: an analytic time estimate per (kernel, problem, arch).
+
+Used to select a kernel when no trained model exists for a direction x dtype x arch (and as a documented,
+deterministic fallback afterwards). The estimate is a roofline with three corrections that decide most
+choices between instances of one registry:
+
+1. Tile padding: a tile computes bm x bn x ceil(K/bk)*bk multiply-adds whatever the problem covers, so
+   work is counted in padded tiles (merged groups pay for their zero off-diagonal blocks too).
+2. Wave quantisation: programs run in waves of (SMs x resident blocks per SM); a partial last wave
+   still takes a whole wave's time (a persistent grid has the same tail, but overlaps tile prologues
+   with epilogues: a small gain).
+3. Small tiles reach a lower fraction of the tensor-core peak (fewer operand reuses per byte loaded).
+
+Direct kernels run on CUDA cores (arch.cuda_core_tflops); bwd_weight split-K adds its fp32 atomics
+traffic; every kernel pays a fixed launch latency. Time is max(compute, memory) + latency.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gconv.runtime.grid import cdiv, tile_grid
+from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig, Pipeline, Problem
+
+LAUNCH_LATENCY_S = 4e-6
+MAX_THREADS_PER_SM = 2048
+REGISTERS_OVERHEAD_PER_THREAD = 48  # addresses, loop state, operand fragments beyond the accumulators
+FULL_EFFICIENCY_TILE = 128 * 128  # tiles this large and larger can approach the tensor-core peak
+PEAK_FRACTION = 0.75  # what a well-tuned Triton GEMM reaches on large tiles
+DIRECT_PEAK_FRACTION = 0.5
+PERSISTENT_GAIN = 0.97
+
+
+@dataclass(frozen=True)
+class Estimate:
+    seconds: float
+    compute_s: float
+    memory_s: float
+    wave_utilisation: float
+
+    def tflops(self, problem: Problem) -> float:
+        return problem.flops / self.seconds / 1e12
+
+
+def resident_blocks_per_sm(config: KernelConfig, arch: ArchSpec) -> int:
+    threads = config.num_warps * arch.warp_size
+    by_threads = MAX_THREADS_PER_SM // threads
+    accumulators = config.block_m * config.block_n // threads if config.algorithm is Algorithm.igemm else 16
+    by_registers = arch.registers_per_sm // ((accumulators + REGISTERS_OVERHEAD_PER_THREAD) * threads)
+    smem = config.num_stages * (config.block_m + config.block_n) * config.block_k * config.dtype.bytes \
+        if config.algorithm is Algorithm.igemm else 0
+    by_smem = arch.max_smem_per_block_bytes // smem if smem else by_threads
+    return max(1, min(by_threads, by_registers, by_smem))
+
+
+def problem_bytes(problem: Problem) -> int:
+    """Each operand read once and the result written once (the compulsory traffic)."""
+    p = problem
+    elements = p.N * p.G * p.C * p.Hi * p.Wi + p.G * p.K * p.C * p.Y * p.X + p.N * p.G * p.K * p.Ho * p.Wo
+    return elements * p.dtype.bytes
+
+
+def _reduction_length(config: KernelConfig, problem: Problem) -> int:
+    """Multiply-adds along GEMM-K one output element of a tile performs (padded to block_k)."""
+    gemm_k = problem.gemm.K
+    if config.direction is Direction.bwd_weight:
+        return cdiv(cdiv(gemm_k, config.split_k), config.block_k) * config.block_k * config.split_k
+    return cdiv(gemm_k, config.block_k) * config.block_k
+
+
+def estimate(config: KernelConfig, problem: Problem, arch: ArchSpec) -> Estimate:
+    """Analytic time of config on problem (the config must support the problem)."""
+    grid = tile_grid(config, problem)
+    programs = grid[0] * grid[1] * grid[2]
+    slots = arch.sm_count * resident_blocks_per_sm(config, arch)
+    waves = cdiv(programs, slots)  # a partial last wave (or round of a persistent grid) costs a whole one
+    utilisation = programs / (waves * slots)
+
+    if config.algorithm is Algorithm.direct:
+        work = problem.flops  # the direct loops visit exactly the useful taps
+        peak = arch.cuda_core_tflops * 1e12 * DIRECT_PEAK_FRACTION
+        memory_efficiency = min(1.0, 0.25 + 0.75 * config.vector_width * config.dtype.bytes / arch.max_vector_bytes)
+    else:
+        work = 2 * grid[0] * grid[1] * config.block_m * config.block_n * _reduction_length(config, problem)
+        size_factor = min(1.0, config.block_m * config.block_n / FULL_EFFICIENCY_TILE) ** 0.35
+        peak = arch.peak_tflops[config.dtype] * 1e12 * PEAK_FRACTION * size_factor
+        memory_efficiency = min(1.0, 0.4 + 0.6 * config.vector_width * config.dtype.bytes / arch.max_vector_bytes)
+    compute_s = work / (peak * utilisation)  # each program runs at its slot's share of the peak
+    traffic = problem_bytes(problem)
+    if config.direction is Direction.bwd_weight and config.split_k > 1:
+        traffic += 2 * config.split_k * problem.G * problem.K * problem.C * problem.Y * problem.X * 4
+    memory_s = traffic / (arch.dram_bandwidth_gbs * 1e9 * memory_efficiency)
+    seconds = max(compute_s, memory_s)
+    if config.pipeline is Pipeline.persistent:
+        seconds *= PERSISTENT_GAIN  # prologues of the next tile overlap the epilogue of the last
+    return Estimate(seconds + LAUNCH_LATENCY_S, compute_s, memory_s, utilisation)

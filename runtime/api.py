@@ -1,0 +1,88 @@
+"""The public tensor API: conv_fwd, conv_bwd_data, conv_bwd_weight (shapes as torch.nn.functional.conv2d)."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from gconv.paths import REPO_ROOT
+from gconv.schemas import DType, Problem
+
+from . import validation
+from .device import arch_of, can_run_triton, interpreter_active
+from .kernels import load_kernel_module
+from .launch import run
+from .padding import pad_operands, padded_problem, unpad_result
+from .registry import VENDOR_KERNEL, entries_by_name
+from .selection import KernelChoice, forced_choice, select
+from .vendor import vendor_run
+
+
+def conv_fwd(x, w, stride=1, padding=0, dilation=1, groups=1, *, kernel: str | None = None,
+             rule_set: str | None = None) -> torch.Tensor:
+    """y = conv2d(x, w): x N x (G*C) x H x W, w (G*K) x C x Y x X; returns y channels_last."""
+    problem = validation.fwd_problem(x, w, stride, padding, dilation, groups)
+    return execute(problem, x, w, kernel=kernel, rule_set=rule_set)
+
+
+def conv_bwd_data(dy, w, input_shape, stride=1, padding=0, dilation=1, groups=1, *, kernel: str | None = None,
+                  rule_set: str | None = None) -> torch.Tensor:
+    """dx, the gradient of conv2d with respect to its input of shape input_shape; channels_last."""
+    problem = validation.bwd_data_problem(dy, w, input_shape, stride, padding, dilation, groups)
+    return execute(problem, dy, w, kernel=kernel, rule_set=rule_set)
+
+
+def conv_bwd_weight(x, dy, weight_shape, stride=1, padding=0, dilation=1, groups=1, *, kernel: str | None = None,
+                    rule_set: str | None = None) -> torch.Tensor:
+    """dw, the gradient of conv2d with respect to its weight of shape weight_shape; channels_last."""
+    problem = validation.bwd_weight_problem(x, dy, weight_shape, stride, padding, dilation, groups)
+    return execute(problem, x, dy, kernel=kernel, rule_set=rule_set)
+
+
+def choose(problem: Problem, device: torch.device, kernel: str | None, rule_set: str | None) -> KernelChoice:
+    """The forced kernel (validated) or the selector's choice; the vendor path where Triton cannot run."""
+    arch = arch_of(device)
+    if kernel is not None:
+        choice = forced_choice(kernel, problem, rule_set, arch)
+        if choice.name != VENDOR_KERNEL:
+            _check_triton_can_run(problem, device)
+        return choice
+    if not can_run_triton(device):
+        return KernelChoice(name=VENDOR_KERNEL, predicted_tflops=None, source="rule", rule_set="-", arch=arch,
+                            reason="CPU tensors without TRITON_INTERPRET=1: the vendor path")
+    _check_triton_can_run(problem, device)
+    return select(problem, arch=arch, rule_set=rule_set)
+
+
+def _check_triton_can_run(problem: Problem, device: torch.device) -> None:
+    if device.type == "cpu" and not interpreter_active():
+        raise ValueError("CPU tensors run gconv kernels only under the Triton interpreter: set TRITON_INTERPRET=1 "
+                         "before importing gconv, or move the tensors to a CUDA device")
+    if device.type == "cpu" and problem.dtype is DType.bf16:
+        raise TypeError("bf16 tensors cannot run under the Triton interpreter (numpy has no bfloat16); use "
+                        "fp16 or fp32 on the CPU, or a CUDA device")
+
+
+def execute(problem: Problem, a: torch.Tensor, b: torch.Tensor, *, kernel: str | None = None,
+            rule_set: str | None = None, choice: KernelChoice | None = None) -> torch.Tensor:
+    """Run problem on the runner-order operands (fwd: x, w; bwd_data: dy, w; bwd_weight: x, dy)."""
+    choice = choice or choose(problem, a.device, kernel, rule_set)
+    if choice.name == VENDOR_KERNEL:
+        return vendor_run(problem, a, b)
+    a = a.contiguous(memory_format=torch.channels_last)
+    b = b.contiguous(memory_format=torch.channels_last)
+    entry = entries_by_name(choice.rule_set)[choice.name]
+    target = problem
+    if choice.padding is not None:
+        a, b = pad_operands(problem.direction, a, b, problem.G, choice.padding)
+        target = padded_problem(problem, choice.padding)
+    shape = {"fwd": target.output_shape, "bwd_data": target.input_shape,
+             "bwd_weight": target.weight_shape}[problem.direction.value]
+    if math.prod(shape) > validation.MAX_INDEX:
+        raise ValueError(f"the result would have {math.prod(shape)} elements; gconv's kernels index with 32-bit "
+                         f"integers (at most {validation.MAX_INDEX} elements per tensor)")
+    out = torch.empty(shape, dtype=a.dtype, device=a.device).contiguous(memory_format=torch.channels_last)
+    run(load_kernel_module(REPO_ROOT / entry.source), entry.config, target, a, b, out)
+    if choice.padding is not None:
+        out = unpad_result(problem.direction, out, problem.G, choice.padding)
+    return out

@@ -1,0 +1,132 @@
+"""Automatic channel padding: run a kernel whose vector width (or TMA alignment) the problem's channels miss.
+
+Padding C and/or K per group with zeros gives the same convolution on the original channels; the result's
+padded channels are dropped. The selector weighs the copies against the faster kernel they enable.
+"""
+from __future__ import annotations
+
+import torch
+from pydantic import BaseModel, ConfigDict
+
+from gconv.schemas import Direction, KernelConfig, Problem
+
+from .support import unsupported_reason
+
+MAX_GROWTH = 2.0  # never pad to more than twice the channel work
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+class ChannelPadding(BaseModel):
+    """Channels per group before and after padding."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    C: int
+    K: int
+    padded_C: int
+    padded_K: int
+
+    def __str__(self) -> str:
+        parts = [f"{name} {old}->{new}" for name, old, new in (("C", self.C, self.padded_C), ("K", self.K, self.padded_K))
+                 if old != new]
+        return "channels per group padded: " + ", ".join(parts)
+
+
+def padding_for(config: KernelConfig, problem: Problem) -> ChannelPadding | None:
+    """The cheapest channel padding that lets config run problem (None when none does or it costs too much)."""
+    aligns = sorted({1, config.vector_width, 16 // problem.dtype.bytes, config.block_k})
+    options = []
+    for c_align in aligns:
+        for k_align in aligns:
+            padded = problem.model_copy(update={"C": _round_up(problem.C, c_align), "K": _round_up(problem.K, k_align)})
+            if (padded.C, padded.K) == (problem.C, problem.K):
+                continue
+            if padded.C * padded.K > MAX_GROWTH * problem.C * problem.K:
+                continue
+            if unsupported_reason(config, padded) is None:
+                options.append((padded.C * padded.K, padded.C, padded.K))
+    if not options:
+        return None
+    _, c, k = min(options)
+    return ChannelPadding(C=problem.C, K=problem.K, padded_C=c, padded_K=k)
+
+
+def padded_problem(problem: Problem, padding: ChannelPadding) -> Problem:
+    return problem.model_copy(update={"C": padding.padded_C, "K": padding.padded_K})
+
+
+def pad_activation(t: torch.Tensor, groups: int, per_group: int) -> torch.Tensor:
+    """N x (G*c) x H x W -> N x (G*per_group) x H x W with zero channels appended to each group (channels_last)."""
+    n, channels, h, w = t.shape
+    c = channels // groups
+    if c == per_group:
+        return t
+    out = t.new_zeros((n, groups, per_group, h, w))
+    out[:, :, :c] = t.reshape(n, groups, c, h, w)
+    return out.reshape(n, groups * per_group, h, w).contiguous(memory_format=torch.channels_last)
+
+
+def pad_weight(w: torch.Tensor, groups: int, per_group_k: int, per_group_c: int) -> torch.Tensor:
+    """(G*k) x c x Y x X -> (G*per_group_k) x per_group_c x Y x X, zero-filled (channels_last)."""
+    gk, c, y, x = w.shape
+    k = gk // groups
+    if (k, c) == (per_group_k, per_group_c):
+        return w
+    out = w.new_zeros((groups, per_group_k, per_group_c, y, x))
+    out[:, :k, :c] = w.reshape(groups, k, c, y, x)
+    return out.reshape(groups * per_group_k, per_group_c, y, x).contiguous(memory_format=torch.channels_last)
+
+
+def unpad_activation(t: torch.Tensor, groups: int, per_group: int) -> torch.Tensor:
+    n, channels, h, w = t.shape
+    padded = channels // groups
+    if padded == per_group:
+        return t
+    return t.reshape(n, groups, padded, h, w)[:, :, :per_group].reshape(n, groups * per_group, h, w) \
+        .contiguous(memory_format=torch.channels_last)
+
+
+def unpad_weight(w: torch.Tensor, groups: int, per_group_k: int, per_group_c: int) -> torch.Tensor:
+    gk, c, y, x = w.shape
+    k = gk // groups
+    if (k, c) == (per_group_k, per_group_c):
+        return w
+    return w.reshape(groups, k, c, y, x)[:, :per_group_k, :per_group_c] \
+        .reshape(groups * per_group_k, per_group_c, y, x).contiguous(memory_format=torch.channels_last)
+
+
+def pad_operands(direction: Direction, a: torch.Tensor, b: torch.Tensor, G: int,
+                 padding: ChannelPadding) -> tuple[torch.Tensor, torch.Tensor]:
+    """Pad the runner-order operands: fwd (x, w), bwd_data (dy, w), bwd_weight (x, dy)."""
+    C, K = padding.padded_C, padding.padded_K
+    if direction is Direction.fwd:
+        return pad_activation(a, G, C), pad_weight(b, G, K, C)
+    if direction is Direction.bwd_data:
+        return pad_activation(a, G, K), pad_weight(b, G, K, C)
+    return pad_activation(a, G, C), pad_activation(b, G, K)
+
+
+def unpad_result(direction: Direction, out: torch.Tensor, G: int, padding: ChannelPadding) -> torch.Tensor:
+    if direction is Direction.fwd:
+        return unpad_activation(out, G, padding.K)
+    if direction is Direction.bwd_data:
+        return unpad_activation(out, G, padding.C)
+    return unpad_weight(out, G, padding.K, padding.C)
+
+
+def padding_bytes(problem: Problem, padding: ChannelPadding) -> int:
+    """Extra traffic of the pad and unpad copies (read original, write padded; and back for the result)."""
+    p, e = problem, problem.dtype.bytes
+    x = p.N * p.G * p.Hi * p.Wi
+    y = p.N * p.G * p.Ho * p.Wo
+    w = p.G * p.Y * p.X
+    C, K, PC, PK = padding.C, padding.K, padding.padded_C, padding.padded_K
+    total = {
+        Direction.fwd: x * (C + PC) + w * (K * C + PK * PC) + y * (PK + K),
+        Direction.bwd_data: y * (K + PK) + w * (K * C + PK * PC) + x * (PC + C),
+        Direction.bwd_weight: x * (C + PC) + y * (K + PK) + w * (PK * PC + K * C),
+    }[p.direction]
+    return total * e

@@ -1,0 +1,138 @@
+"""Choose a kernel for a problem: the candidates of a registry, the rule heuristic, a per-problem cache."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from gconv.heuristics.analytic import estimate
+from gconv.schemas import Direction, DType, Problem, RegistryEntry
+
+from .padding import ChannelPadding, padded_problem, padding_bytes, padding_for
+from .registry import VENDOR_KERNEL, active_rule_set, entries_by_name, load_arch_spec, load_registry
+from .support import unsupported_reason
+
+DEFAULT_ARCH = "sm_90"
+
+
+class KernelChoice(BaseModel):
+    """What `gconv.select` returns: the kernel, its predicted throughput and why it was chosen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    predicted_tflops: float | None
+    reason: str
+    source: Literal["model", "rule", "cache", "forced"]
+    padding: ChannelPadding | None = None
+    rule_set: str
+    arch: str
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A registry instance able to run a problem, directly or after channel padding; entry None is the vendor."""
+
+    entry: RegistryEntry | None
+    padding: ChannelPadding | None = None
+
+    @property
+    def name(self) -> str:
+        return self.entry.name if self.entry else VENDOR_KERNEL
+
+
+@lru_cache(maxsize=None)
+def _pool(rule_set: str, direction: Direction, dtype: DType, arch: str) -> tuple[RegistryEntry, ...]:
+    return tuple(e for e in load_registry(rule_set).entries
+                 if e.config.direction is direction and e.config.dtype is dtype and arch in e.archs)
+
+
+def candidate_for(entry: RegistryEntry, problem: Problem) -> Candidate | None:
+    if unsupported_reason(entry.config, problem) is None:
+        return Candidate(entry)
+    padding = padding_for(entry.config, problem)
+    return Candidate(entry, padding) if padding else None
+
+
+def candidates(problem: Problem, rule_set: str | None = None, arch: str = DEFAULT_ARCH) -> list[Candidate]:
+    """Every instance of the registry that runs problem on arch (some after padding), then the vendor path."""
+    found = [c for e in _pool(active_rule_set(rule_set), problem.direction, problem.dtype, arch)
+             if (c := candidate_for(e, problem)) is not None]
+    return found + [Candidate(None)]
+
+
+def kernels_for(problem: Problem, rule_set: str | None = None, arch: str = DEFAULT_ARCH) -> list[str]:
+    """Names of every kernel that can run problem: registry instances (sorted), then 'cudnn' (the vendor path)."""
+    return [c.name for c in candidates(problem, rule_set, arch)]
+
+
+def predicted_seconds(candidate: Candidate, problem: Problem, arch: str) -> float:
+    spec = load_arch_spec(arch)
+    if candidate.padding is None:
+        return estimate(candidate.entry.config, problem, spec).seconds
+    padded = padded_problem(problem, candidate.padding)
+    copies = padding_bytes(problem, candidate.padding) / (spec.dram_bandwidth_gbs * 1e9)
+    return estimate(candidate.entry.config, padded, spec).seconds + copies
+
+
+def rule_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
+    """The documented fallback: the candidate with the least analytic time (heuristics/analytic.py)."""
+    pool = [c for c in candidates(problem, rule_set, arch) if c.entry is not None]
+    if not pool:
+        return KernelChoice(name=VENDOR_KERNEL, predicted_tflops=None, rule_set=rule_set, arch=arch, source="rule",
+                            reason=f"fallback rule: no instance of rule set {rule_set!r} runs this problem on "
+                                   f"{arch}; using the vendor path")
+    timed = sorted((predicted_seconds(c, problem, arch), c.name, c) for c in pool)
+    seconds, _, best = timed[0]
+    tflops = problem.flops / seconds / 1e12
+    padded = f", {best.padding}" if best.padding else ""
+    return KernelChoice(
+        name=best.name, predicted_tflops=round(tflops, 3), padding=best.padding, rule_set=rule_set, arch=arch,
+        source="rule",
+        reason=f"fallback rule (no trained model for {problem.direction.value}/{problem.dtype.value}/{arch}): "
+               f"least analytic time of {len(pool)} candidates{padded}")
+
+
+_cache: dict[tuple[str, str, str], KernelChoice] = {}
+
+
+def select(problem: Problem, arch: str | None = None, rule_set: str | None = None) -> KernelChoice:
+    """The kernel gconv runs for problem (cached per problem key, rule set and arch)."""
+    rule_set = active_rule_set(rule_set)
+    arch = arch or DEFAULT_ARCH
+    key = (rule_set, arch, problem.key)
+    cached = _cache.get(key)
+    if cached is not None:
+        return cached
+    choice = rule_choice(problem, rule_set, arch)
+    _cache[key] = choice.model_copy(update={"source": "cache", "reason": f"cache ({choice.reason})"})
+    return choice
+
+
+def clear_cache() -> None:
+    _cache.clear()
+
+
+def forced_choice(name: str, problem: Problem, rule_set: str | None = None, arch: str | None = None) -> KernelChoice:
+    """Validate a `kernel=` argument: it must be in the registry and run the problem (padding allowed)."""
+    rule_set = active_rule_set(rule_set)
+    arch = arch or DEFAULT_ARCH
+    if name == VENDOR_KERNEL:
+        return KernelChoice(name=name, predicted_tflops=None, reason="forced by kernel=", source="forced",
+                            rule_set=rule_set, arch=arch)
+    if not isinstance(name, str):
+        raise TypeError(f"kernel must be a kernel name (str), got {type(name).__name__}")
+    entry = entries_by_name(rule_set).get(name)
+    if entry is None:
+        raise ValueError(f"kernel {name!r} is not in rule set {rule_set!r}; gconv.kernels_for(problem) lists the "
+                         f"kernels that run this problem")
+    if arch not in entry.archs:
+        raise ValueError(f"kernel {name!r} is not valid on {arch} (it is built for {', '.join(entry.archs)})")
+    candidate = candidate_for(entry, problem)
+    if candidate is None:
+        raise ValueError(f"kernel {name!r} cannot run this problem: {unsupported_reason(entry.config, problem)}")
+    reason = "forced by kernel=" + (f", {candidate.padding}" if candidate.padding else "")
+    return KernelChoice(name=name, predicted_tflops=None, reason=reason, source="forced", padding=candidate.padding,
+                        rule_set=rule_set, arch=arch)

@@ -1,0 +1,97 @@
+"""Verify generated instances against a float64 reference on problems that cover every axis value.
+
+Used by bench/verify_device.py on the GPU (every instance of full-tests) and by tests on the CPU interpreter.
+"""
+from __future__ import annotations
+
+import traceback
+from typing import Literal
+
+import torch
+from pydantic import BaseModel, ConfigDict
+
+from gconv.paths import REPO_ROOT
+from gconv.schemas import DType, Problem, RegistryEntry
+
+from .kernels import load_kernel_module
+from .launch import run
+from .reference import RELATIVE_ERROR_BOUND, poisoned_output, random_operands, reference, relative_error
+from .support import unsupported_reason
+
+# G = 1 and G > 1, depthwise (with and without a channel multiplier), odd C and K, stride 2, dilation 2, padding,
+# 1x1 and 7x7 filters, sizes no tile divides, and channel counts aligned for 16-byte vectors and TMA.
+DEVICE_SHAPES: dict[str, dict] = {
+    "g1-aligned": dict(N=3, G=1, C=64, K=160, Hi=19, Wi=21, Y=3, X=3, pad_h=1, pad_w=1),
+    "g2-s2-aligned": dict(N=4, G=2, C=128, K=64, Hi=30, Wi=30, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
+    "odd-s2-d2": dict(N=2, G=3, C=5, K=7, Hi=11, Wi=9, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1,
+                      dil_h=2, dil_w=2),
+    "small-groups": dict(N=4, G=12, C=4, K=4, Hi=17, Wi=17, Y=3, X=3, pad_h=1, pad_w=1),
+    "merge-d2": dict(N=2, G=16, C=16, K=16, Hi=14, Wi=14, Y=3, X=3, pad_h=2, pad_w=2, dil_h=2, dil_w=2),
+    "depthwise-s2": dict(N=4, G=64, C=1, K=1, Hi=29, Wi=31, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
+    "depthwise-5x5-d2": dict(N=2, G=96, C=1, K=1, Hi=20, Wi=20, Y=5, X=5, pad_h=4, pad_w=4, dil_h=2, dil_w=2),
+    "multiplier-s2": dict(N=2, G=24, C=1, K=2, Hi=15, Wi=15, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
+    "pointwise": dict(N=4, G=4, C=32, K=48, Hi=16, Wi=16, Y=1, X=1),
+    "stem-7x7-odd": dict(N=2, G=1, C=3, K=24, Hi=33, Wi=33, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),
+}
+
+
+class VerificationRow(BaseModel):
+    """One (instance, problem) run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kernel: str
+    direction: str
+    dtype: str
+    shape: str
+    problem: str
+    status: Literal["pass", "fail", "error"]
+    relative_error: float | None
+    bound: float
+    detail: str = ""
+
+
+class OperandCache:
+    """Operands and float64 references per problem, computed once per process."""
+
+    def __init__(self, device: str):
+        self.device = device
+        self._cache: dict[str, tuple] = {}
+
+    def get(self, problem: Problem):
+        if problem.key not in self._cache:
+            a, b = random_operands(problem, device=self.device, seed=len(self._cache) + 1)
+            self._cache[problem.key] = (a, b, reference(problem, a, b))
+        return self._cache[problem.key]
+
+
+def verify_instance(entry: RegistryEntry, shapes: dict[str, dict], operands: OperandCache,
+                    bounds: dict[DType, float] = RELATIVE_ERROR_BOUND) -> list[VerificationRow]:
+    """Run entry on every shape it supports (outputs poisoned first); one row per shape, errors caught."""
+    config = entry.config
+    rows = []
+    for label, shape in shapes.items():
+        problem = Problem(direction=config.direction, dtype=config.dtype, **shape)
+        if unsupported_reason(config, problem) is not None:
+            continue
+        bound = bounds[config.dtype]
+        base = dict(kernel=entry.name, direction=config.direction.value, dtype=config.dtype.value, shape=label,
+                    problem=problem.key, bound=bound)
+        try:
+            a, b, expected = operands.get(problem)
+            out = poisoned_output(problem, device=operands.device)
+            run(load_kernel_module(REPO_ROOT / entry.source), config, problem, a, b, out)
+            if out.device.type == "cuda":
+                torch.cuda.synchronize()
+            error = relative_error(out, expected)
+            status = "pass" if error <= bound else "fail"
+            rows.append(VerificationRow(**base, status=status, relative_error=min(error, 1e30)))
+        except Exception as exc:  # a crashing instance is a finding, not the end of the sweep
+            lines = traceback.format_exception_only(type(exc), exc)
+            rows.append(VerificationRow(**base, status="error", relative_error=None,
+                                        detail=" ".join(line.strip() for line in lines)[-500:]))
+    if not rows:
+        rows.append(VerificationRow(kernel=entry.name, direction=config.direction.value, dtype=config.dtype.value,
+                                    shape="-", problem="-", status="error", relative_error=None, bound=0.0,
+                                    detail="no verification shape is supported by this instance"))
+    return rows
