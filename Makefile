@@ -18,8 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/gconv check
-	$(BIN)/gconv rules stats --rule-set full full-tests tests profiler default tiny
+	$(BIN)/gconv demo
 
 test: $(STAMP)
 	$(BIN)/gconv check

@@ -38,15 +38,17 @@ for dtype in DTYPES:
         x = randn(problem.input_shape, dtype, seed=2 * seed)       # N x (G*C) x Hi x Wi
         w = randn(problem.weight_shape, dtype, seed=2 * seed + 1)  # (G*K) x C x Y x X
         args = torch_args(problem)
-        print(f"\n{label}, {SHORT[dtype]}: x {problem.input_shape} w {problem.weight_shape} -> y {problem.output_shape}")
+        print(f"\n{label}, {SHORT[dtype]}: x {problem.input_shape} w {problem.weight_shape} "
+              f"-> y {problem.output_shape}")
         print(f"  kernel: {gconv.select(problem, arch=ARCH).name}")
-        checks.check("Problem.from_tensors(x, w, ...) == the problem", gconv.Problem.from_tensors(x, w, **args) == problem)
+        checks.check("Problem.from_tensors(x, w, ...) == the problem",
+                     gconv.Problem.from_tensors(x, w, **args) == problem)
         y_ref = F.conv2d(x.double().cpu(), w.double().cpu(), **args)
 
         checks.close("gconv.conv_fwd(x, w, ...)", gconv.conv_fwd(x, w, **args), y_ref, dtype)
         if dtype is torch.bfloat16:
             print("  [skip] gconv.Runner: numpy has no bfloat16")
             continue
-        y_np = gconv.Runner("fwd").run(x.cpu().numpy(), w.cpu().numpy(), problem)  # argument order: x, w
+        y_np = gconv.Runner("fwd").run(x.cpu().numpy(), w.cpu().numpy(), problem)  # order: x, w
         checks.close("gconv.Runner('fwd').run(x, w, problem) [numpy]", torch.from_numpy(y_np), y_ref, dtype)
 checks.finish()

@@ -132,6 +132,68 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return demo()
 
 
+def _problem_from_flags(args: argparse.Namespace):
+    from gconv.schemas import Problem
+
+    try:
+        return Problem(direction=args.direction, dtype=args.dtype, N=args.n, G=args.g, C=args.c, K=args.k,
+                       Hi=args.hw[0], Wi=args.hw[1], Y=args.yx[0], X=args.yx[1], stride_h=args.stride[0],
+                       stride_w=args.stride[1], pad_h=args.pad[0], pad_w=args.pad[1], dil_h=args.dil[0],
+                       dil_w=args.dil[1])
+    except ValueError as error:
+        first = error.errors()[0] if hasattr(error, "errors") else {"msg": str(error), "loc": ()}
+        where = ".".join(str(p) for p in first["loc"])
+        raise GconvError(f"bad problem: {where + ': ' if where else ''}{first['msg']}") from None
+
+
+def _cmd_profile(args: argparse.Namespace) -> int:
+    import torch
+
+    if not torch.cuda.is_available():
+        raise GconvError("gconv profile times kernels with CUDA events and needs a CUDA GPU")
+    from gconv.bench.problems import read_problems
+    from gconv.bench.profile import CUDNN_MODES, profile_batch, profile_problem, summarise
+    from gconv.runtime.registry import active_rule_set
+    from gconv.tables import table
+
+    rule_set = active_rule_set(args.rule_set)
+    if args.problems:
+        if not args.out:
+            raise GconvError("--problems needs --out (the CSV to append rows to)")
+        rows = profile_batch(read_problems(Path(args.problems)), rule_set, Path(args.out), workers=args.workers,
+                             repeats=args.repeats)
+        print(summarise(rows))
+        return 0
+    problem = _problem_from_flags(args)
+    rows = sorted(profile_problem(problem, rule_set, repeats=args.repeats),
+                  key=lambda r: (r.status != "ok", r.time_ms or 0.0))
+    cudnn = min((r.time_ms for r in rows if r.kernel in CUDNN_MODES and r.time_ms), default=None)
+    print(f"{problem.key} on {torch.cuda.get_device_name()}, rule set {rule_set!r}")
+    body = [[r.kernel, r.status, r.time_ms if r.time_ms is not None else "-", r.tflops or "-", r.gbs or "-",
+             f"{r.roofline_pct}%" if r.roofline_pct else "-",
+             f"{cudnn / r.time_ms:.2f}x" if cudnn and r.time_ms else "-"] for r in rows]
+    print(table(["kernel", "status", "ms", "TFLOP/s", "GB/s", "roofline", "vs best cuDNN"], body))
+    if args.out:
+        import csv
+
+        with open(args.out, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0].model_dump()))
+            writer.writeheader()
+            writer.writerows(r.model_dump() for r in rows)
+    return 0
+
+
+def _cmd_synth(args: argparse.Namespace) -> int:
+    from gconv.bench.problems import synthetic_problems, write_problems
+
+    problems = synthetic_problems(args.count, args.seed, directions=args.directions, dtypes=args.dtypes,
+                                  batches=args.batches)
+    write_problems(Path(args.out), problems)
+    print(f"wrote {len(problems)} problems ({args.count} shapes x {len(args.directions)} directions x "
+          f"{len(args.dtypes)} dtypes, seed {args.seed}) to {args.out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gconv", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -144,6 +206,33 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="select and run a few convolutions per direction, checked vs PyTorch")
     demo.set_defaults(run=_cmd_demo)
+
+    profile = commands.add_parser("profile", help="time every instance of a set on a problem (or CSV of problems) "
+                                                  "against cuDNN and the roofline (GPU)")
+    profile.add_argument("--rule-set", help="default: $GCONV_RULE_SET or 'default'")
+    profile.add_argument("--problems", help="CSV of problems (CK column names); batch mode")
+    profile.add_argument("--out", help="CSV to write (batch mode appends and resumes)")
+    profile.add_argument("--workers", type=int, help="compile processes (default: all cores)")
+    profile.add_argument("--repeats", type=int, default=10)
+    profile.add_argument("--direction", default="fwd", choices=["fwd", "bwd_data", "bwd_weight"])
+    profile.add_argument("--dtype", default="bf16", choices=["fp16", "bf16", "fp32"])
+    for flag, default in (("--n", 32), ("--g", 32), ("--c", 4), ("--k", 4)):
+        profile.add_argument(flag, type=int, default=default, help=f"default {default} (C and K per group)")
+    for flag, default in (("--hw", [56, 56]), ("--yx", [3, 3]), ("--stride", [1, 1]), ("--pad", [1, 1]),
+                          ("--dil", [1, 1])):
+        profile.add_argument(flag, type=int, nargs=2, default=default, metavar=("H", "W"))
+    profile.set_defaults(run=_cmd_profile)
+
+    bench = commands.add_parser("bench", help="benchmark problem sets").add_subparsers(dest="bench_command",
+                                                                                      required=True)
+    synth = bench.add_parser("synth", help="write a seeded synthetic problem CSV (never model-zoo shapes)")
+    synth.add_argument("--count", type=int, required=True, help="shapes (each for every direction and dtype)")
+    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--directions", nargs="+", default=["fwd", "bwd_data", "bwd_weight"])
+    synth.add_argument("--dtypes", nargs="+", default=["bf16"])
+    synth.add_argument("--batches", type=int, nargs="+", default=[1, 8, 32, 128])
+    synth.add_argument("--out", required=True)
+    synth.set_defaults(run=_cmd_synth)
 
     check = commands.add_parser("check", help="freshness gate: generated/ matches rules/, and kernels compile")
     check.add_argument("--compile-set", default="tiny", choices=RULE_SETS, help="set to compile (default tiny)")

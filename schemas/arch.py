@@ -34,6 +34,9 @@ class ArchSpec(BaseModel):
     l2_cache_bytes: int = Field(gt=0)
     has_tma: bool = Field(description="tensor-memory-accelerator loads (tensor descriptors)")
     peak_tflops: dict[DType, float] = Field(description="dense tensor-core peak per dtype (fp32 means tf32)")
+    roofline_tflops: dict[DType, float] = Field(
+        description="achievable dense throughput per dtype, the compute roof of benchmark reports")
+    roofline_bandwidth_gbs: float = Field(gt=0, description="achievable DRAM bandwidth, the memory roof")
     cuda_core_tflops: float = Field(gt=0, description="fp32 FMA peak without tensor cores (direct kernels)")
     dram_bandwidth_gbs: float = Field(gt=0)
     min_dot: dict[DType, DotShape] = Field(description="minimum tl.dot shape per dtype")

@@ -1,0 +1,1 @@
+"""gconv.bench: problem sets, GPU timing, profiling against cuDNN and the roofline."""

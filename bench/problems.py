@@ -1,0 +1,87 @@
+"""Benchmark problem sets: a seeded synthetic generator and CSV files in CK's benchmark column names.
+
+Never model-zoo (timm / torchvision) shapes: those are held out for evaluating selection.
+"""
+from __future__ import annotations
+
+import csv
+import random
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from gconv.schemas import Direction, DType, Problem
+
+CSV_FIELDS = ["direction", "dtype", "N", "G", "C", "K", "Hi", "Wi", "Y", "X", "stride_h", "stride_w", "pad_h",
+              "pad_w", "dil_h", "dil_w"]
+CHANNELS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 112, 128, 192, 256, 384, 512, 640]
+SPATIAL = [7, 8, 14, 15, 17, 28, 32, 35, 56, 64, 73, 112, 128, 149, 224]
+BATCHES = [1, 8, 32, 128]
+MAX_ACTIVATION_ELEMENTS = 2**28  # keep every operand comfortably on one GPU and in 32-bit indexing
+
+
+def synthetic_problems(count: int, seed: int, directions=tuple(Direction), dtypes=(DType.bf16,),
+                       batches=BATCHES) -> list[Problem]:
+    """count problems per (direction, dtype): depthwise (with multipliers), few and many channels per group."""
+    rng = random.Random(seed)
+    shapes = []
+    while len(shapes) < count:
+        kind = rng.choice(["depthwise", "small", "large"])
+        if kind == "depthwise":
+            G, C, K = rng.choice([16, 32, 64, 96, 128, 256, 384, 512, 960]), 1, rng.choice([1, 1, 1, 2, 4])
+        elif kind == "small":
+            C = rng.choice([c for c in CHANNELS if c <= 16])
+            K = rng.choice([C, C, 2 * C, max(1, C // 2)])
+            G = rng.choice([4, 8, 16, 32, 64, 128])
+        else:
+            C = rng.choice([c for c in CHANNELS if c > 16])
+            K = rng.choice([C, C, 2 * C])
+            G = rng.choice([1, 2, 4, 8, 16, 32])
+        Y = rng.choice([1, 3, 3, 3, 5, 7])
+        stride = rng.choice([1, 1, 2])
+        dilation = rng.choice([1, 1, 1, 2]) if Y > 1 else 1
+        H = rng.choice(SPATIAL)
+        N = rng.choice(list(batches))
+        shape = dict(N=N, G=G, C=C, K=K, Hi=H, Wi=H, Y=Y, X=Y, stride_h=stride, stride_w=stride,
+                     pad_h=dilation * (Y - 1) // 2, pad_w=dilation * (Y - 1) // 2, dil_h=dilation, dil_w=dilation)
+        if N * G * max(C, K) * H * H > MAX_ACTIVATION_ELEMENTS:
+            continue
+        shapes.append(shape)
+    return [Problem(direction=d, dtype=t, **s) for s in shapes for d in directions for t in dtypes]
+
+
+def shape_class(problem: Problem) -> str:
+    """The report's shape classes: depthwise (C = 1 per group), C/G <= 16, C/G > 16."""
+    if problem.C == 1:
+        return "depthwise"
+    return "C/G<=16" if problem.C <= 16 else "C/G>16"
+
+
+def write_problems(path: Path, problems: list[Problem]) -> None:
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+        writer.writeheader()
+        for p in problems:
+            writer.writerow(p.model_dump(mode="json"))
+
+
+def read_problems(path: Path) -> list[Problem]:
+    """Problems from a CSV with CK's column names (lines starting with # are comments)."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"problem file {path} does not exist")
+    with open(path, newline="") as f:
+        lines = [line for line in f if line.strip() and not line.startswith("#")]
+    reader = csv.DictReader(lines)
+    missing = [name for name in CSV_FIELDS if name not in (reader.fieldnames or [])]
+    if missing:
+        raise ValueError(f"{path}: missing columns {', '.join(missing)}; expected {', '.join(CSV_FIELDS)}")
+    problems = []
+    for number, row in enumerate(reader, start=2):
+        try:
+            problems.append(Problem(**{k: row[k] for k in CSV_FIELDS}))
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "row"
+            raise ValueError(f"{path}:{number}: {where}: {first['msg']}") from None
+    return problems

@@ -1,0 +1,48 @@
+"""Time a GPU callable: CUDA events after warm-up, median of repeats, operand sets rotated to defeat the L2."""
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+import torch
+
+from gconv.runtime.reference import random_operands
+from gconv.schemas import Problem
+
+L2_BYTES = 50 * 2**20  # H100; rotating over 2x L2 of operands makes every timed run read from DRAM
+MAX_ROTATIONS = 8
+
+
+def rotations_for(problem: Problem, l2_bytes: int = L2_BYTES) -> int:
+    """How many operand sets to cycle through so that consecutive runs do not hit in the L2."""
+    p = problem
+    elements = p.N * p.G * (p.C * p.Hi * p.Wi + p.K * p.Ho * p.Wo) + p.G * p.K * p.C * p.Y * p.X
+    footprint = elements * p.dtype.bytes
+    return max(1, min(MAX_ROTATIONS, -(-2 * l2_bytes // footprint)))
+
+
+def operand_sets(problem: Problem, device: str, count: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """Fresh non-zero random operands (zeros would flatter tensor cores), one pair per rotation."""
+    return [random_operands(problem, device=device, seed=seed + 1) for seed in range(count)]
+
+
+def median_ms(run: Callable[[int], object], *, warmup: int = 3, repeats: int = 10) -> float:
+    """Median time of run(i) in milliseconds; run's argument is the repeat index (for rotating operands)."""
+    for i in range(warmup):
+        run(i)
+    if not torch.cuda.is_available():
+        times = []
+        for i in range(repeats):
+            started = time.perf_counter()
+            run(i)
+            times.append((time.perf_counter() - started) * 1e3)
+        return statistics.median(times)
+    torch.cuda.synchronize()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeats)]
+    for i, (start, end) in enumerate(events):
+        start.record()
+        run(warmup + i)
+        end.record()
+    torch.cuda.synchronize()
+    return statistics.median(start.elapsed_time(end) for start, end in events)

@@ -1,0 +1,71 @@
+"""Benchmark building blocks: problem files, roofline, profiling rows and the summary maths."""
+import pytest
+
+from gconv.bench.problems import read_problems, shape_class, synthetic_problems, write_problems
+from gconv.bench.profile import profile_problem, roofline_seconds, summarise
+from gconv.bench.timing import rotations_for
+from gconv.runtime.registry import load_arch_spec
+from gconv.schemas import Problem
+
+
+def test_synthetic_problems_are_seeded_and_cover_the_shape_classes(tmp_path):
+    problems = synthetic_problems(60, seed=3)
+    assert problems == synthetic_problems(60, seed=3) and problems != synthetic_problems(60, seed=4)
+    assert len(problems) == 180  # every shape in all three directions
+    assert {shape_class(p) for p in problems} == {"depthwise", "C/G<=16", "C/G>16"}
+    path = tmp_path / "problems.csv"
+    write_problems(path, problems)
+    assert read_problems(path) == problems
+
+
+def test_problem_files_report_missing_columns_and_bad_values(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("direction,dtype,N\nfwd,bf16,1\n")
+    with pytest.raises(ValueError, match=r"bad.csv: missing columns G, C, K, Hi, Wi, Y, X, stride_h, stride_w, "
+                                         r"pad_h, pad_w, dil_h, dil_w; expected direction, "):
+        read_problems(path)
+    problem = Problem(direction="fwd", dtype="bf16", N=1, G=2, C=3, K=4, Hi=8, Wi=8, Y=3, X=3)
+    write_problems(path, [problem])
+    path.write_text(path.read_text().replace(",2,3,4,", ",0,3,4,"))
+    with pytest.raises(ValueError, match=r"bad.csv:2: G: Input should be greater than 0$"):
+        read_problems(path)
+
+
+def test_roofline_takes_the_slower_of_compute_and_memory():
+    arch = load_arch_spec("sm_90")
+    big = Problem(direction="fwd", dtype="bf16", N=32, G=2, C=256, K=256, Hi=56, Wi=56, Y=3, X=3, pad_h=1, pad_w=1)
+    assert roofline_seconds(big, arch) == pytest.approx(big.flops / 700e12)  # compute bound
+    depthwise = big.model_copy(update={"G": 224, "C": 1, "K": 1})
+    bytes_moved = (32 * 224 * (56 * 56 + 56 * 56) + 224 * 9) * 2
+    assert roofline_seconds(depthwise, arch) == pytest.approx(bytes_moved / 3000e9)  # memory bound
+
+
+def test_small_problems_rotate_operands_to_defeat_the_l2():
+    small = Problem(direction="fwd", dtype="fp16", N=1, G=2, C=8, K=8, Hi=8, Wi=8, Y=3, X=3)
+    large = Problem(direction="fwd", dtype="fp16", N=64, G=2, C=256, K=256, Hi=56, Wi=56, Y=3, X=3)
+    assert rotations_for(small) == 8 and rotations_for(large) == 1
+
+
+def test_profiling_times_every_candidate_and_both_cudnn_modes():
+    problem = Problem(direction="fwd", dtype="fp32", N=1, G=2, C=3, K=4, Hi=6, Wi=6, Y=3, X=3, pad_h=1, pad_w=1)
+    rows = profile_problem(problem, "tiny", device="cpu", warmup=0, repeats=1)
+    kernels = [r.kernel for r in rows]
+    assert kernels[-2:] == ["cudnn-heuristic", "cudnn-exhaustive"]
+    assert len(kernels) >= 4 and all(k.startswith("fwd_fp32_") for k in kernels[:-2])
+    assert all(r.status == "ok" and r.time_ms > 0 and r.roofline_pct > 0 for r in rows)
+
+
+def row(problem, kernel, ms, pct=50.0, direction="fwd", klass="depthwise"):
+    return dict(problem=problem, kernel=kernel, status="ok", time_ms=str(ms), roofline_pct=str(pct),
+                direction=direction, shape_class=klass)
+
+
+def test_summary_is_the_geometric_mean_of_best_against_best():
+    rows = [row("p1", "k1", 1.0, pct=40.0), row("p1", "k2", 2.0), row("p1", "cudnn-heuristic", 4.0),
+            row("p1", "cudnn-exhaustive", 3.0),          # p1: 3 / 1 = 3x, roofline 1 * 40% = 0.4 ms >= 20 us
+            row("p2", "k1", 0.010, pct=90.0), row("p2", "cudnn-heuristic", 0.004),  # p2: 0.4x; 9 us: no roofline
+            row("p3", "k1", 1.0, klass="C/G>16"), row("p3", "cudnn-exhaustive", 1.0)]
+    lines = summarise(rows).splitlines()
+    assert lines[2].split() == ["fwd", "C/G>16", "1", "1.00x", "1.00x", "50.0%", "1"]
+    assert lines[3].split() == ["fwd", "depthwise", "2", "1.10x", "0.40x", "40.0%", "1"]  # sqrt(3 * 0.4) = 1.095
+    assert lines[4].split() == ["fwd", "all", "3", "1.06x", "0.40x", "44.7%", "2"]

@@ -1,0 +1,55 @@
+"""The device verification sweep's building blocks, on the CPU interpreter and on hand-made rows."""
+import importlib.util
+
+from gconv.paths import REPO_ROOT
+from gconv.runtime.reference import INTERPRETER_ERROR_BOUND
+from gconv.runtime.registry import entries_by_name
+from gconv.runtime.verification import DEVICE_SHAPES, OperandCache, verify_instance
+
+SMALL = {
+    "odd-s2-d2": DEVICE_SHAPES["odd-s2-d2"],
+    "depthwise": dict(N=1, G=8, C=1, K=1, Hi=6, Wi=7, Y=3, X=3, pad_h=1, pad_w=1),
+}
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("verify_device", REPO_ROOT / "bench" / "verify_device.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_device_shapes_cover_every_axis_the_issue_names():
+    shapes = DEVICE_SHAPES.values()
+    assert any(s["G"] == 1 for s in shapes) and any(s["G"] > 1 and s["C"] > 1 for s in shapes)
+    assert any(s["C"] == 1 and s["K"] == 1 for s in shapes) and any(s["C"] == 1 and s["K"] > 1 for s in shapes)
+    assert any(s["C"] % 2 and s["K"] % 2 for s in shapes)
+    assert any(s.get("stride_h", 1) == 2 for s in shapes) and any(s.get("dil_h", 1) == 2 for s in shapes)
+    assert any(s.get("pad_h", 0) > 0 for s in shapes)
+
+
+def test_an_instance_passes_on_every_shape_it_supports():
+    entry = entries_by_name("tiny")["fwd_fp32_direct_p64c32_w4_v1"]
+    rows = verify_instance(entry, SMALL, OperandCache("cpu"), INTERPRETER_ERROR_BOUND)
+    assert [(r.shape, r.status) for r in rows] == [("odd-s2-d2", "pass"), ("depthwise", "pass")]
+    assert all(r.relative_error < 1e-5 for r in rows)
+
+
+def test_a_crashing_instance_is_recorded_not_fatal():
+    entry = entries_by_name("tiny")["fwd_fp32_direct_p64c32_w4_v1"]
+    broken = entry.model_copy(update={"source": "generated/kernels/fwd/missing.py"})
+    rows = verify_instance(broken, SMALL, OperandCache("cpu"), INTERPRETER_ERROR_BOUND)
+    assert [r.status for r in rows] == ["error", "error"]
+    assert rows[0].detail.startswith("FileNotFoundError: kernel source ")
+
+
+def test_summary_counts_instances_that_pass_on_all_their_problems():
+    script = load_script()
+    row = dict(direction="fwd", dtype="fp16", bound=4e-3, detail="", problem="p")
+    rows = [dict(row, kernel="a", shape="s1", status="pass", relative_error=1e-4),
+            dict(row, kernel="a", shape="s2", status="pass", relative_error=2e-4),
+            dict(row, kernel="b", shape="s1", status="fail", relative_error=0.5)]
+    summary = script.summarise(rows, "tiny", {("fwd", "fp16"): 3}, "env")
+    assert "| fwd | fp16 | 3 | 2 | 1 | 3 |" in summary.splitlines()
+    assert "**1 of 2 tried instances pass (3 in the set).**" in summary.splitlines()
+    assert "| b | s1 | fail | 0.5 | 0.004 |  |" in summary.splitlines()
