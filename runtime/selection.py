@@ -17,6 +17,15 @@ from .support import unsupported_reason
 DEFAULT_ARCH = "sm_90"
 
 
+def default_arch() -> str:
+    """The current CUDA device's arch, or sm_90 (what the interpreter runs) without a GPU."""
+    import torch
+
+    from .device import arch_of
+
+    return arch_of(torch.device("cuda", torch.cuda.current_device())) if torch.cuda.is_available() else DEFAULT_ARCH
+
+
 class KernelChoice(BaseModel):
     """What `gconv.select` returns: the kernel, its predicted throughput and why it was chosen."""
 
@@ -56,15 +65,16 @@ def candidate_for(entry: RegistryEntry, problem: Problem) -> Candidate | None:
     return Candidate(entry, padding) if padding else None
 
 
-def candidates(problem: Problem, rule_set: str | None = None, arch: str = DEFAULT_ARCH) -> list[Candidate]:
+def candidates(problem: Problem, rule_set: str | None = None, arch: str | None = None) -> list[Candidate]:
     """Every instance of the registry that runs problem on arch (some after padding), then the vendor path."""
-    found = [c for e in _pool(active_rule_set(rule_set), problem.direction, problem.dtype, arch)
+    found = [c for e in _pool(active_rule_set(rule_set), problem.direction, problem.dtype, arch or default_arch())
              if (c := candidate_for(e, problem)) is not None]
     return found + [Candidate(None)]
 
 
-def kernels_for(problem: Problem, rule_set: str | None = None, arch: str = DEFAULT_ARCH) -> list[str]:
-    """Names of every kernel that can run problem: registry instances (sorted), then 'cudnn' (the vendor path)."""
+def kernels_for(problem: Problem, rule_set: str | None = None, arch: str | None = None) -> list[str]:
+    """Names of every kernel that can run problem on arch (default: this machine's GPU, else sm_90): registry
+    instances (sorted; some run after channel padding), then 'cudnn' (the vendor path)."""
     return [c.name for c in candidates(problem, rule_set, arch)]
 
 
@@ -101,7 +111,7 @@ _cache: dict[tuple[str, str, str], KernelChoice] = {}
 def select(problem: Problem, arch: str | None = None, rule_set: str | None = None) -> KernelChoice:
     """The kernel gconv runs for problem (cached per problem key, rule set and arch)."""
     rule_set = active_rule_set(rule_set)
-    arch = arch or DEFAULT_ARCH
+    arch = arch or default_arch()
     key = (rule_set, arch, problem.key)
     cached = _cache.get(key)
     if cached is not None:
@@ -118,7 +128,7 @@ def clear_cache() -> None:
 def forced_choice(name: str, problem: Problem, rule_set: str | None = None, arch: str | None = None) -> KernelChoice:
     """Validate a `kernel=` argument: it must be in the registry and run the problem (padding allowed)."""
     rule_set = active_rule_set(rule_set)
-    arch = arch or DEFAULT_ARCH
+    arch = arch or default_arch()
     if name == VENDOR_KERNEL:
         return KernelChoice(name=name, predicted_tflops=None, reason="forced by kernel=", source="forced",
                             rule_set=rule_set, arch=arch)

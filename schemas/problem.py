@@ -19,6 +19,10 @@ class GemmView:
     K: int
 
 
+def _is_tensor(value) -> bool:
+    return hasattr(value, "dtype") and hasattr(value, "shape")
+
+
 class Problem(BaseModel):
     """A grouped convolution. C and K are channels *per group*; field names follow CK's benchmark CSV."""
 
@@ -102,13 +106,14 @@ class Problem(BaseModel):
                      ) -> "Problem":
         """The problem of conv2d(x, w, ...) as torch sees it (x N x (G*C) x H x W, w (G*K) x C x Y x X).
 
-        x may be a shape instead of a tensor (bwd_data knows only the input's shape); the dtype comes from w.
-        Arguments are checked as the tensor API checks them.
+        Either of x and w may be a shape instead of a tensor (bwd_data knows only the input's shape, bwd_weight only
+        the weight's); the dtype comes from whichever is a tensor. Arguments are checked as the tensor API checks them.
         """
         from gconv.runtime.validation import check_groups, dtype_of, make_problem, shape_of
 
         groups = check_groups(groups)
-        return make_problem(Direction(direction), dtype_of("w", w), shape_of("x", x), shape_of("w", w), groups,
+        name, tensor = ("w", w) if _is_tensor(w) or not _is_tensor(x) else ("x", x)
+        return make_problem(Direction(direction), dtype_of(name, tensor), shape_of("x", x), shape_of("w", w), groups,
                             stride, padding, dilation)
 
     def with_direction(self, direction: Direction | str) -> "Problem":
