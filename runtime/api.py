@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import torch
 
 from gconv.paths import REPO_ROOT
-from gconv.schemas import DType, Problem
+from gconv.schemas import Direction, DType, Problem
 
 from . import validation
 from .device import arch_of, can_run_triton, interpreter_active
@@ -63,26 +64,42 @@ def _check_triton_can_run(problem: Problem, device: torch.device) -> None:
                         "fp16 or fp32 on the CPU, or a CUDA device")
 
 
+@lru_cache(maxsize=None)
+def _prepared(rule_set: str, name: str):
+    """(module, config) of a registry instance: looked up and imported once."""
+    entry = entries_by_name(rule_set)[name]
+    return load_kernel_module(REPO_ROOT / entry.source), entry.config
+
+
+def _channels_last(t: torch.Tensor) -> torch.Tensor:
+    return t if t.is_contiguous(memory_format=torch.channels_last) else t.contiguous(memory_format=torch.channels_last)
+
+
 def execute(problem: Problem, a: torch.Tensor, b: torch.Tensor, *, kernel: str | None = None,
             rule_set: str | None = None, choice: KernelChoice | None = None) -> torch.Tensor:
     """Run problem on the runner-order operands (fwd: x, w; bwd_data: dy, w; bwd_weight: x, dy)."""
     choice = choice or choose(problem, a.device, kernel, rule_set)
     if choice.name == VENDOR_KERNEL:
         return vendor_run(problem, a, b)
-    a = a.contiguous(memory_format=torch.channels_last)
-    b = b.contiguous(memory_format=torch.channels_last)
-    entry = entries_by_name(choice.rule_set)[choice.name]
+    a, b = _channels_last(a), _channels_last(b)
+    module, config = _prepared(choice.rule_set, choice.name)
     target = problem
     if choice.padding is not None:
         a, b = pad_operands(problem.direction, a, b, problem.G, choice.padding)
         target = padded_problem(problem, choice.padding)
-    shape = {"fwd": target.output_shape, "bwd_data": target.input_shape,
-             "bwd_weight": target.weight_shape}[problem.direction.value]
+    shape = _RESULT_SHAPE[problem.direction](target)
     if math.prod(shape) > validation.MAX_INDEX:
         raise ValueError(f"the result would have {math.prod(shape)} elements; gconv's kernels index with 32-bit "
                          f"integers (at most {validation.MAX_INDEX} elements per tensor)")
-    out = torch.empty(shape, dtype=a.dtype, device=a.device).contiguous(memory_format=torch.channels_last)
-    run(load_kernel_module(REPO_ROOT / entry.source), entry.config, target, a, b, out)
+    out = torch.empty(shape, dtype=a.dtype, device=a.device, memory_format=torch.channels_last)
+    run(module, config, target, a, b, out)
     if choice.padding is not None:
         out = unpad_result(problem.direction, out, problem.G, choice.padding)
     return out
+
+
+_RESULT_SHAPE = {
+    Direction.fwd: lambda p: p.output_shape,
+    Direction.bwd_data: lambda p: p.input_shape,
+    Direction.bwd_weight: lambda p: p.weight_shape,
+}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 
 INTERPRETER_ENV = "TRITON_INTERPRET"
 CPU_ARCH = "sm_90"  # the interpreter runs the sm_90 registry (TMA and persistent kernels included)
@@ -17,8 +18,15 @@ def arch_of(device) -> str:
         return CPU_ARCH
     if device.type != "cuda":
         raise ValueError(f"tensors must be on a CUDA device or the CPU, got {device.type}")
+    return _cuda_arch(device.index)
+
+
+@lru_cache(maxsize=None)
+def _cuda_arch(index: int | None) -> str:
+    """Per device (a capability query costs microseconds; a call path must not pay it every time)."""
     import torch
 
+    device = torch.device("cuda", torch.cuda.current_device() if index is None else index)
     major, minor = torch.cuda.get_device_capability(device)
     capability = 10 * major + minor
     if capability >= 90:

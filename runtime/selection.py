@@ -17,13 +17,14 @@ from .support import unsupported_reason
 DEFAULT_ARCH = "sm_90"
 
 
+@lru_cache(maxsize=1)
 def default_arch() -> str:
-    """The current CUDA device's arch, or sm_90 (what the interpreter runs) without a GPU."""
+    """The CUDA device's arch, or sm_90 (what the interpreter runs) without a GPU; looked up once per process."""
     import torch
 
     from .device import arch_of
 
-    return arch_of(torch.device("cuda", torch.cuda.current_device())) if torch.cuda.is_available() else DEFAULT_ARCH
+    return arch_of(torch.device("cuda")) if torch.cuda.is_available() else DEFAULT_ARCH
 
 
 class KernelChoice(BaseModel):
