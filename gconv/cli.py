@@ -194,6 +194,67 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_train(args: argparse.Namespace) -> int:
+    from gconv.heuristics.dataset import group_by_target, read_measurements
+    from gconv.heuristics.model import model_dir
+    from gconv.heuristics.train import TrainConfig, train
+
+    config = TrainConfig.load(Path(args.config)) if args.config else TrainConfig.load()
+    files = [Path(f) for f in args.measurements]
+    groups = group_by_target(read_measurements(files))
+    targets = [(d, t) for d, t in sorted(groups) if (not args.direction or d in args.direction)
+               and (not args.dtype or t in args.dtype)]
+    if not targets:
+        raise GconvError(f"no measurements for the requested direction/dtype in {', '.join(map(str, files))}")
+    for direction, dtype in targets:
+        out = model_dir(direction, dtype, args.arch, Path(args.out_root)) if args.out_root else \
+            model_dir(direction, dtype, args.arch)
+        print(f"training {direction}/{dtype}/{args.arch} on {len(groups[(direction, dtype)])} problems ...",
+              flush=True)
+        metadata = train(groups[(direction, dtype)], direction=direction, dtype=dtype, arch=args.arch, out=out,
+                         data_files=files, rule_sets=args.rule_set, config=config)
+        metrics = ", ".join(f"{k} {v}" for k, v in metadata.cv_metrics.items())
+        print(f"  {metadata.rows} rows, {metadata.problems} problems; {config.cv_folds}-fold CV by problem: "
+              f"{metrics}; wrote {out}")
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from gconv.bench.problems import read_problems
+    from gconv.heuristics.dataset import group_by_target, read_measurements
+    from gconv.heuristics.model import ModelError, SelectionModel, model_dir
+    from gconv.heuristics.validation import evaluate, model_ranker, plot_cdf, report_table, rule_ranker
+
+    measurements = read_measurements([Path(f) for f in args.measurements])
+    if args.problems:
+        keep = {p.key for p in read_problems(Path(args.problems))}
+        measurements = {k: m for k, m in measurements.items() if k in keep}
+    reports = []
+    for (direction, dtype), group in sorted(group_by_target(measurements).items()):
+        for selector in args.selector:
+            if selector == "rule":
+                ranker = rule_ranker(args.arch)
+            else:
+                path = model_dir(direction, dtype, args.arch, Path(args.models)) if args.models else \
+                    model_dir(direction, dtype, args.arch)
+                try:
+                    ranker = model_ranker(SelectionModel.load(path, direction=direction, dtype=dtype,
+                                                              arch=args.arch), args.arch)
+                except ModelError as error:
+                    print(f"skipping model selection for {direction}/{dtype}: {error}")
+                    continue
+            reports.append(evaluate(group, ranker, direction=f"{direction}/{dtype}", selector=selector))
+    if not reports:
+        raise GconvError("nothing to validate: no measured problems (or no usable model)")
+    print(report_table(reports))
+    if args.plot:
+        plot_cdf(reports, Path(args.plot))
+        print(f"wrote {args.plot}")
+    if args.json:
+        Path(args.json).write_text(json.dumps([r.model_dump() for r in reports], indent=1) + "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gconv", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -233,6 +294,26 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--batches", type=int, nargs="+", default=[1, 8, 32, 128])
     synth.add_argument("--out", required=True)
     synth.set_defaults(run=_cmd_synth)
+
+    train = commands.add_parser("train", help="train the LightGBM selection models from measurements")
+    train.add_argument("--measurements", nargs="+", required=True, help="CSV files written by gconv profile")
+    train.add_argument("--direction", nargs="+", choices=["fwd", "bwd_data", "bwd_weight"])
+    train.add_argument("--dtype", nargs="+", choices=["fp16", "bf16", "fp32"])
+    train.add_argument("--arch", default="sm_90")
+    train.add_argument("--rule-set", nargs="+", default=["default"], help="rule sets the kernel pool came from")
+    train.add_argument("--config", help="hyper-parameters (default heuristics/train.yaml)")
+    train.add_argument("--out-root", help="models directory (default heuristics/models)")
+    train.set_defaults(run=_cmd_train)
+
+    validate = commands.add_parser("validate", help="selection efficiency against the oracle of measured kernels")
+    validate.add_argument("--measurements", nargs="+", required=True)
+    validate.add_argument("--problems", help="only these problems (CSV), e.g. a held-out split")
+    validate.add_argument("--selector", nargs="+", default=["model", "rule"], choices=["model", "rule"])
+    validate.add_argument("--arch", default="sm_90")
+    validate.add_argument("--models", help="models directory (default heuristics/models)")
+    validate.add_argument("--plot", help="write the efficiency CDF to this PNG")
+    validate.add_argument("--json", help="write the reports (with per-problem efficiencies) to this JSON file")
+    validate.set_defaults(run=_cmd_validate)
 
     check = commands.add_parser("check", help="freshness gate: generated/ matches rules/, and kernels compile")
     check.add_argument("--compile-set", default="tiny", choices=RULE_SETS, help="set to compile (default tiny)")

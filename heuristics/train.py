@@ -1,0 +1,117 @@
+"""`gconv train`: one LightGBM regressor of log(time) per direction x dtype x arch, cross-validated by problem."""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from gconv.runtime.registry import load_arch_spec
+from gconv.schemas import ArchSpec, KernelConfig
+
+from .dataset import ProblemMeasurements, runs_as
+from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix
+from .model import METADATA_FILE, MODEL_FILE, ModelMetadata
+
+DEFAULT_CONFIG = Path(__file__).with_name("train.yaml")
+
+
+class TrainConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    objective: str = "regression"
+    learning_rate: float = Field(0.05, gt=0)
+    num_leaves: int = Field(31, ge=2)
+    min_data_in_leaf: int = Field(10, ge=1)
+    feature_fraction: float = Field(0.9, gt=0, le=1)
+    bagging_fraction: float = Field(0.9, gt=0, le=1)
+    bagging_freq: int = Field(1, ge=0)
+    lambda_l2: float = Field(1.0, ge=0)
+    num_boost_round: int = Field(400, ge=1)
+    cv_folds: int = Field(5, ge=2)
+    seed: int = 0
+
+    @classmethod
+    def load(cls, path: Path = DEFAULT_CONFIG) -> "TrainConfig":
+        return cls.model_validate(yaml.safe_load(Path(path).read_text()))
+
+    def lightgbm_params(self) -> dict:
+        params = self.model_dump(exclude={"num_boost_round", "cv_folds"})
+        return {**params, "verbosity": -1, "num_threads": 0, "deterministic": True, "force_row_wise": True}
+
+
+def problem_table(m: ProblemMeasurements, arch: ArchSpec) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(kernel names, features, log times) of one problem's measured kernels."""
+    names = sorted(m.kernels)
+    configs = [KernelConfig.from_name(name) for name in names]
+    features = feature_matrix(m.problem, [(c, runs_as(c, m.problem)) for c in configs], arch)
+    return names, features, np.log([m.kernels[n] for n in names])
+
+
+def group_folds(count: int, folds: int, seed: int) -> list[list[int]]:
+    """Problem indices split into folds (a problem's rows never straddle two folds)."""
+    order = list(range(count))
+    random.Random(seed).shuffle(order)
+    return [order[i::folds] for i in range(folds)]
+
+
+def fit(tables, config: TrainConfig):
+    import lightgbm
+
+    features = np.vstack([t[1] for t in tables])
+    target = np.concatenate([t[2] for t in tables])
+    data = lightgbm.Dataset(features, target, feature_name=FEATURE_NAMES, free_raw_data=False)
+    return lightgbm.train(config.lightgbm_params(), data, num_boost_round=config.num_boost_round)
+
+
+def selection_efficiency(booster, tables) -> list[float]:
+    """Per problem: oracle time / time of the kernel with the lowest prediction."""
+    efficiencies = []
+    for names, features, log_times in tables:
+        chosen = int(np.argmin(booster.predict(features, num_threads=1)))
+        efficiencies.append(float(np.exp(log_times.min() - log_times[chosen])))
+    return efficiencies
+
+
+def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str, arch: str, out: Path,
+          data_files: list[Path], rule_sets: list[str], config: TrainConfig) -> ModelMetadata:
+    """Cross-validate by problem, train on everything, write out/model.txt and out/metadata.json."""
+    import lightgbm
+
+    if len(measurements) < config.cv_folds:
+        raise ValueError(f"{len(measurements)} problems for {direction}/{dtype}: need at least {config.cv_folds} "
+                         f"(cv_folds) to cross-validate")
+    spec = load_arch_spec(arch)
+    tables = [problem_table(m, spec) for m in sorted(measurements, key=lambda m: m.problem.key)]
+    fold_efficiency, fold_rmse = [], []
+    for held in group_folds(len(tables), config.cv_folds, config.seed):
+        held_set = set(held)
+        booster = fit([t for i, t in enumerate(tables) if i not in held_set], config)
+        test = [tables[i] for i in held]
+        fold_efficiency += selection_efficiency(booster, test)
+        errors = np.concatenate([booster.predict(t[1], num_threads=1) - t[2] for t in test])
+        fold_rmse.append(float(np.sqrt(np.mean(errors ** 2))))
+    booster = fit(tables, config)
+    out.mkdir(parents=True, exist_ok=True)
+    booster.save_model(str(out / MODEL_FILE))
+    digest = hashlib.sha256()
+    for path in sorted(data_files):
+        digest.update(Path(path).read_bytes())
+    efficiency = np.asarray(fold_efficiency)
+    metadata = ModelMetadata(
+        direction=direction, dtype=dtype, arch=arch, feature_version=FEATURE_VERSION, feature_names=FEATURE_NAMES,
+        kernel_pool=sorted({name for t in tables for name in t[0]}), rule_sets=rule_sets,
+        data_files=[Path(p).as_posix() for p in data_files], data_sha256=digest.hexdigest(),
+        rows=int(sum(len(t[0]) for t in tables)), problems=len(tables), cv_folds=config.cv_folds,
+        cv_metrics={"rmse_log_time": round(float(np.mean(fold_rmse)), 4),
+                    "efficiency_mean": round(float(efficiency.mean()), 4),
+                    "efficiency_p10": round(float(np.percentile(efficiency, 10)), 4),
+                    "efficiency_min": round(float(efficiency.min()), 4)},
+        params=config.lightgbm_params() | {"seed": config.seed}, num_boost_round=config.num_boost_round,
+        lightgbm_version=lightgbm.__version__, created=ModelMetadata.today())
+    (out / METADATA_FILE).write_text(json.dumps(metadata.model_dump(), indent=1) + "\n")
+    return metadata

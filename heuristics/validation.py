@@ -1,0 +1,119 @@
+"""Selection quality against the exhaustive-search oracle: efficiency = oracle time / selected time, per problem.
+
+The oracle is the fastest measured kernel of the problem; a selector ranks the same measured kernels, so every
+selection has a measured time. Speed-up over cuDNN compares the selected kernel with the best cuDNN mode.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from gconv.runtime.registry import load_arch_spec
+from gconv.schemas import KernelConfig
+from gconv.tables import table
+
+from .analytic import estimate
+from .dataset import ProblemMeasurements, runs_as
+from .model import SelectionModel
+
+Ranker = Callable[[ProblemMeasurements], list[str]]
+
+
+class ValidationReport(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    direction: str
+    selector: str
+    problems: int
+    efficiency_mean: float
+    efficiency_median: float
+    efficiency_p10: float
+    efficiency_min: float
+    exact_match: float
+    top3_hit: float
+    speedup_vs_cudnn: float | None
+    efficiencies: list[float]
+
+
+def rule_ranker(arch: str) -> Ranker:
+    spec = load_arch_spec(arch)
+
+    def rank(m: ProblemMeasurements) -> list[str]:
+        timed = []
+        for name in m.kernels:
+            config = KernelConfig.from_name(name)
+            timed.append((estimate(config, runs_as(config, m.problem), spec).seconds, name))
+        return [name for _, name in sorted(timed)]
+    return rank
+
+
+def model_ranker(model: SelectionModel, arch: str) -> Ranker:
+    spec = load_arch_spec(arch)
+
+    def rank(m: ProblemMeasurements) -> list[str]:
+        names = sorted(m.kernels)
+        configs = [KernelConfig.from_name(n) for n in names]
+        predicted = model.predict_ms(m.problem, [(c, runs_as(c, m.problem)) for c in configs], spec)
+        return [names[i] for i in np.argsort(predicted, kind="stable")]
+    return rank
+
+
+def evaluate(measurements: list[ProblemMeasurements], rank: Ranker, *, direction: str, selector: str
+             ) -> ValidationReport:
+    if not measurements:
+        raise ValueError(f"no measured problems for {direction}")
+    efficiencies, exact, top3, speedups = [], 0, 0, []
+    for m in measurements:
+        ranking = rank(m)
+        oracle_name, oracle_ms = m.oracle
+        chosen_ms = m.kernels[ranking[0]]
+        efficiencies.append(oracle_ms / chosen_ms)
+        exact += chosen_ms == oracle_ms
+        top3 += any(m.kernels[name] == oracle_ms for name in ranking[:3])
+        if m.cudnn_ms is not None:
+            speedups.append(m.cudnn_ms / chosen_ms)
+    e = np.asarray(efficiencies)
+    count = len(measurements)
+    return ValidationReport(
+        direction=direction, selector=selector, problems=count, efficiency_mean=float(e.mean()),
+        efficiency_median=float(np.median(e)), efficiency_p10=float(np.percentile(e, 10)),
+        efficiency_min=float(e.min()), exact_match=exact / count, top3_hit=top3 / count,
+        speedup_vs_cudnn=math.exp(float(np.mean(np.log(speedups)))) if speedups else None,
+        efficiencies=[float(v) for v in e])
+
+
+def report_table(reports: list[ValidationReport]) -> str:
+    def pct(value: float) -> str:
+        return f"{100 * value:.1f}%"
+
+    rows = [[r.direction, r.selector, r.problems, pct(r.efficiency_mean), pct(r.efficiency_median),
+             pct(r.efficiency_p10), pct(r.efficiency_min), pct(r.exact_match), pct(r.top3_hit),
+             f"{r.speedup_vs_cudnn:.2f}x" if r.speedup_vs_cudnn else "-"] for r in reports]
+    return table(["direction", "selector", "problems", "mean", "median", "P10", "min", "exact", "top-3",
+                  "vs cuDNN"], rows)
+
+
+def plot_cdf(reports: list[ValidationReport], path: Path) -> None:
+    """Efficiency CDF per (direction, selector) to a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for r in reports:
+        values = np.sort(r.efficiencies)
+        axes.step(values, np.arange(1, len(values) + 1) / len(values), where="post",
+                  label=f"{r.direction} / {r.selector} (mean {100 * r.efficiency_mean:.1f}%)")
+    axes.set_xlabel("efficiency = oracle time / selected time")
+    axes.set_ylabel("fraction of problems")
+    axes.set_xlim(0, 1.01)
+    axes.grid(alpha=0.3)
+    axes.legend(loc="upper left", fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
