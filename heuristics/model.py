@@ -50,8 +50,8 @@ class ModelMetadata(BaseModel):
         return datetime.date.today().isoformat()
 
 
-def model_dir(direction: str, dtype: str, arch: str, root: Path = MODELS_DIR) -> Path:
-    return root / arch / f"{direction}_{dtype}"
+def model_dir(direction: str, dtype: str, arch: str, root: Path | None = None) -> Path:
+    return (root or MODELS_DIR) / arch / f"{direction}_{dtype}"
 
 
 class SelectionModel:
@@ -95,9 +95,9 @@ class SelectionModel:
 
 
 @lru_cache(maxsize=None)
-def find_model(direction: str, dtype: str, arch: str, root: Path = MODELS_DIR) -> SelectionModel | ModelError | None:
-    """The checked-in model for a target: None when there is none, a ModelError when it is unusable."""
-    path = model_dir(direction, dtype, arch, root)
+def find_model(direction: str, dtype: str, arch: str) -> SelectionModel | ModelError | None:
+    """The model under MODELS_DIR for a target: None when there is none, a ModelError when it is unusable."""
+    path = model_dir(direction, dtype, arch)
     if not path.exists():
         return None
     try:

@@ -106,6 +106,32 @@ def rule_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
                f"least analytic time of {len(pool)} candidates{padded}")
 
 
+def model_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
+    """The trained model's pick among the candidates; the rule fallback (saying why) when there is no usable model."""
+    from gconv.heuristics.model import ModelError, find_model
+
+    target = f"{problem.direction.value}/{problem.dtype.value}/{arch}"
+    model = find_model(problem.direction.value, problem.dtype.value, arch)
+    if model is None or isinstance(model, ModelError):
+        choice = rule_choice(problem, rule_set, arch)
+        if isinstance(model, ModelError):
+            reason = choice.reason.replace(f"no trained model for {target}", f"model unusable: {model}")
+            choice = choice.model_copy(update={"reason": reason})
+        return choice
+    pool = [c for c in candidates(problem, rule_set, arch) if c.entry is not None]
+    if not pool:
+        return rule_choice(problem, rule_set, arch)
+    runs = [padded_problem(problem, c.padding) if c.padding else problem for c in pool]
+    predicted_ms = model.predict_ms(problem, [(c.entry.config, r) for c, r in zip(pool, runs)], load_arch_spec(arch))
+    best = min(range(len(pool)), key=lambda i: (predicted_ms[i], pool[i].name))
+    padded = f", {pool[best].padding}" if pool[best].padding else ""
+    return KernelChoice(
+        name=pool[best].name, predicted_tflops=round(problem.flops / (predicted_ms[best] / 1e3) / 1e12, 3),
+        padding=pool[best].padding, rule_set=rule_set, arch=arch, source="model",
+        reason=f"model {model.path.relative_to(model.path.parents[2]).as_posix()} (LightGBM, feature version "
+               f"{model.metadata.feature_version}): least predicted time of {len(pool)} candidates{padded}")
+
+
 _cache: dict[tuple[str, str, str], KernelChoice] = {}
 
 
@@ -117,7 +143,7 @@ def select(problem: Problem, arch: str | None = None, rule_set: str | None = Non
     cached = _cache.get(key)
     if cached is not None:
         return cached
-    choice = rule_choice(problem, rule_set, arch)
+    choice = model_choice(problem, rule_set, arch)
     _cache[key] = choice.model_copy(update={"source": "cache", "reason": f"cache ({choice.reason})"})
     return choice
 

@@ -1,0 +1,170 @@
+"""Feature engine, training, model files, model-based selection and the validation maths."""
+import json
+import shutil
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gconv
+from gconv.heuristics import model as model_module
+from gconv.heuristics.dataset import ProblemMeasurements, read_measurements
+from gconv.heuristics.features import FEATURE_NAMES, derived_features, kernel_features, problem_features
+from gconv.heuristics.model import ModelError, SelectionModel, find_model, model_dir
+from gconv.heuristics.train import TrainConfig, train
+from gconv.heuristics.validation import evaluate, model_ranker, report_table
+from gconv.paths import REPO_ROOT
+from gconv.runtime.registry import load_arch_spec
+from gconv.schemas import KernelConfig, Problem
+
+SAMPLE = REPO_ROOT / "bench" / "results" / "baseline-default-bf16.csv"  # H100 measurements, committed
+SMALL_CONFIG = TrainConfig(num_boost_round=60, cv_folds=2, min_data_in_leaf=5, num_leaves=15)
+
+
+def test_feature_values_are_stable(data_regression):
+    arch = load_arch_spec("sm_90")
+    problem = Problem(direction="fwd", dtype="bf16", N=32, G=4, C=24, K=48, Hi=28, Wi=28, Y=3, X=3, stride_h=2,
+                      stride_w=2, pad_h=1, pad_w=1)
+    configs = ["fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1", "fwd_bf16_igemm_m64n32k32_w4_s3_ms_g1_v1_mg4",
+               "fwd_bf16_direct_p64c32_w4_v1", "bwd_weight_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_sk4"]
+    values = {}
+    for name in configs:
+        config = KernelConfig.from_name(name)
+        runs = problem.with_direction(config.direction)
+        row = problem_features(runs) + kernel_features(config) + derived_features(config, runs, arch)
+        values[name] = {feature: round(float(v), 6) for feature, v in zip(FEATURE_NAMES, row)}
+    data_regression.check(values)
+
+
+@pytest.fixture(scope="module")
+def split():
+    """The committed H100 sample, fwd: 8 problems to train on, the other 4 held out."""
+    problems = sorted((m for m in read_measurements([SAMPLE]).values() if m.problem.direction.value == "fwd"),
+                      key=lambda m: m.problem.key)
+    return problems[:8], problems[8:]
+
+
+@pytest.fixture(scope="module")
+def trained(split, tmp_path_factory):
+    root = tmp_path_factory.mktemp("models")
+    out = model_dir("fwd", "bf16", "sm_90", root)
+    metadata = train(split[0], direction="fwd", dtype="bf16", arch="sm_90", out=out, data_files=[SAMPLE],
+                     rule_sets=["default"], config=SMALL_CONFIG)
+    return root, out, metadata
+
+
+def test_trained_model_beats_random_selection_on_held_out_problems(split, trained):
+    _, out, metadata = trained
+    assert metadata.problems == 8 and metadata.rows == sum(len(m.kernels) for m in split[0])
+    assert set(metadata.cv_metrics) == {"rmse_log_time", "efficiency_mean", "efficiency_p10", "efficiency_min"}
+    model = SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90")
+    report = evaluate(split[1], model_ranker(model, "sm_90"), direction="fwd/bf16", selector="model")
+    random_efficiency = statistics.mean(statistics.mean(m.oracle[1] / t for t in m.kernels.values())
+                                        for m in split[1])
+    assert report.efficiency_mean > random_efficiency
+
+
+def test_model_round_trips_and_refuses_what_it_cannot_trust(trained, tmp_path):
+    _, out, _ = trained
+    model = SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90")
+    again = SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90")
+    problem = Problem(direction="fwd", dtype="bf16", N=8, G=2, C=64, K=64, Hi=28, Wi=28, Y=3, X=3, pad_h=1, pad_w=1)
+    configs = [(KernelConfig.from_name("fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1"), problem)]
+    arch = load_arch_spec("sm_90")
+    assert np.array_equal(model.predict_ms(problem, configs, arch), again.predict_ms(problem, configs, arch))
+
+    with pytest.raises(ModelError, match=r"is for arch 'sm_90', not 'sm_80'$"):
+        SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_80")
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    metadata = json.loads((copy / "metadata.json").read_text())
+    (copy / "metadata.json").write_text(json.dumps({**metadata, "feature_version": 0}))
+    with pytest.raises(ModelError, match=r"uses feature version 0; this gconv computes version 1: retrain it with "
+                                         r"'gconv train'$"):
+        SelectionModel.load(copy, direction="fwd", dtype="bf16", arch="sm_90")
+    (copy / "metadata.json").write_text(json.dumps(metadata))
+    (copy / "model.txt").write_text("not a model\n")
+    with pytest.raises(ModelError, match=r"model.txt is not a readable LightGBM model"):
+        SelectionModel.load(copy, direction="fwd", dtype="bf16", arch="sm_90")
+    (copy / "model.txt").unlink()
+    with pytest.raises(ModelError, match=r"model.txt is missing$"):
+        SelectionModel.load(copy, direction="fwd", dtype="bf16", arch="sm_90")
+
+
+@pytest.fixture
+def models_root(monkeypatch, trained):
+    monkeypatch.setattr(model_module, "MODELS_DIR", trained[0])
+    find_model.cache_clear()
+    gconv.clear_cache()
+    yield trained[0]
+    find_model.cache_clear()
+    gconv.clear_cache()
+
+
+def test_selection_uses_the_model_deterministically_and_fast(models_root):
+    problems = [Problem(direction="fwd", dtype="bf16", N=n, G=g, C=c, K=c, Hi=28, Wi=28, Y=3, X=3, pad_h=1, pad_w=1)
+                for n, g, c in [(1, 2, 64), (8, 32, 4), (32, 64, 1), (8, 4, 48)]]
+    first = [gconv.select(p) for p in problems]
+    assert all(c.source == "model" for c in first)
+    assert first[0].reason.startswith("model sm_90/fwd_bf16 (LightGBM, feature version 1): least predicted time of ")
+    gconv.clear_cache()
+    assert [gconv.select(p).name for p in problems] == [c.name for c in first]
+    cached = []
+    for _ in range(200):
+        started = time.perf_counter()
+        gconv.select(problems[0])
+        cached.append(time.perf_counter() - started)
+    assert statistics.median(cached) < 50e-6  # generous on a shared CI core; the device measures the real figure
+    other = Problem(direction="bwd_data", dtype="bf16", N=1, G=2, C=64, K=64, Hi=28, Wi=28, Y=3, X=3)
+    assert gconv.select(other).reason.startswith("fallback rule (no trained model for bwd_data/bf16/sm_90)")
+
+
+def test_an_unusable_model_falls_back_and_says_why(models_root):
+    (model_dir("fwd", "bf16", "sm_90", models_root) / "model.txt").rename(models_root / "moved.txt")
+    try:
+        problem = Problem(direction="fwd", dtype="bf16", N=1, G=2, C=64, K=64, Hi=28, Wi=28, Y=3, X=3)
+        choice = gconv.select(problem)
+        assert choice.source == "rule"
+        assert choice.reason.startswith("fallback rule (model unusable: model ")
+        assert "model.txt is missing): least analytic time of " in choice.reason
+    finally:
+        (models_root / "moved.txt").rename(model_dir("fwd", "bf16", "sm_90", models_root) / "model.txt")
+
+
+def test_validation_maths_on_a_hand_made_table():
+    def measured(key_n, kernels, cudnn):
+        problem = Problem(direction="fwd", dtype="fp16", N=key_n, G=1, C=8, K=8, Hi=8, Wi=8, Y=1, X=1)
+        return ProblemMeasurements(problem, kernels, cudnn)
+
+    table = [measured(1, {"a": 1.0, "b": 2.0, "c": 4.0}, 2.0),   # picks b: 50%, oracle a is 2nd -> top-3 hit
+             measured(2, {"a": 3.0, "b": 1.0, "c": 2.0}, 1.0),   # picks b: exact, 100%
+             measured(3, {"a": 1.0, "b": 4.0, "c": 8.0}, None)]  # picks b: 25%
+    report = evaluate(table, lambda m: ["b", "a", "c"], direction="fwd/fp16", selector="fixed")
+    assert report.efficiencies == [0.5, 1.0, 0.25]
+    assert report.efficiency_mean == pytest.approx(0.5833333)
+    assert report.efficiency_median == 0.5 and report.efficiency_min == 0.25
+    assert report.efficiency_p10 == pytest.approx(0.3)
+    assert (report.exact_match, report.top3_hit) == (pytest.approx(1 / 3), 1.0)
+    assert report.speedup_vs_cudnn == pytest.approx(1.0)  # geomean(2/2, 1/1)
+    assert report_table([report]).splitlines()[2].split() == ["fwd/fp16", "fixed", "3", "58.3%", "50.0%", "30.0%",
+                                                              "25.0%", "33.3%", "100.0%", "1.00x"]
+
+
+def test_bad_measurement_files_are_refused_clearly(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text("direction,dtype,kernel\nfwd,bf16,x\n")
+    with pytest.raises(ValueError, match=r"m.csv: missing columns N, G, C, K, Hi, Wi, Y, X, stride_h, stride_w, "
+                                         r"pad_h, pad_w, dil_h, dil_w, status, time_ms$"):
+        read_measurements([path])
+    lines = SAMPLE.read_text().splitlines()
+    header = lines[0].split(",")
+    row = lines[1].split(",")
+    row[header.index("time_ms")] = "nan"
+    path.write_text("\n".join([lines[0], ",".join(row)]) + "\n")
+    with pytest.raises(ValueError, match=r"m.csv:2: time_ms must be a positive number for a row with status ok, "
+                                         r"got 'nan'$"):
+        read_measurements([path])
+    with pytest.raises(FileNotFoundError, match=r"measurements file .*missing.csv does not exist"):
+        read_measurements([tmp_path / "missing.csv"])
