@@ -18,6 +18,7 @@ from typing import Literal
 import torch
 from pydantic import BaseModel, ConfigDict
 
+from gconv.heuristics.analytic import problem_bytes, roofline_seconds
 from gconv.runtime.api import execute
 from gconv.runtime.device import arch_of
 from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
@@ -44,17 +45,6 @@ class ProfileRow(BaseModel):
     gbs: float | None
     roofline_pct: float | None
     detail: str = ""
-
-
-def problem_bytes(problem: Problem) -> int:
-    p = problem
-    return (p.N * p.G * (p.C * p.Hi * p.Wi + p.K * p.Ho * p.Wo) + p.G * p.K * p.C * p.Y * p.X) * p.dtype.bytes
-
-
-def roofline_seconds(problem: Problem, arch: ArchSpec) -> float:
-    """max(FLOPs / achievable TFLOP/s, bytes / achievable bandwidth) from the arch spec."""
-    return max(problem.flops / (arch.roofline_tflops[problem.dtype] * 1e12),
-               problem_bytes(problem) / (arch.roofline_bandwidth_gbs * 1e9))
 
 
 def _row(problem: Problem, kernel: str, ms: float | None, arch: ArchSpec, detail: str = "") -> ProfileRow:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import torch
 
+from gconv.heuristics.analytic import problem_bytes
 from gconv.runtime.reference import random_operands
 from gconv.schemas import Problem
 
@@ -16,9 +17,7 @@ MAX_ROTATIONS = 8
 
 def rotations_for(problem: Problem, l2_bytes: int = L2_BYTES) -> int:
     """How many operand sets to cycle through so that consecutive runs do not hit in the L2."""
-    p = problem
-    elements = p.N * p.G * (p.C * p.Hi * p.Wi + p.K * p.Ho * p.Wo) + p.G * p.K * p.C * p.Y * p.X
-    footprint = elements * p.dtype.bytes
+    footprint = problem_bytes(problem)
     return max(1, min(MAX_ROTATIONS, -(-2 * l2_bytes // footprint)))
 
 

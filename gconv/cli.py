@@ -255,6 +255,30 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_learning_curve(args: argparse.Namespace) -> int:
+    from gconv.heuristics.dataset import group_by_target, read_measurements
+    from gconv.heuristics.learning_curve import curve_table, learning_curve, plot_curve
+    from gconv.heuristics.train import TrainConfig
+
+    config = TrainConfig.load(Path(args.config)) if args.config else TrainConfig.load()
+    training = group_by_target(read_measurements([Path(f) for f in args.train]))
+    held_out = group_by_target(read_measurements([Path(f) for f in args.held_out]))
+    targets = sorted(t for t in training if t in held_out and (not args.direction or t[0] in args.direction))
+    if not targets:
+        raise GconvError("no direction/dtype has both training and held-out measurements")
+    points = []
+    for direction, dtype in targets:
+        print(f"learning curve {direction}/{dtype}: {len(training[(direction, dtype)])} training problems, "
+              f"{len(held_out[(direction, dtype)])} held out ...", flush=True)
+        points += learning_curve(training[(direction, dtype)], held_out[(direction, dtype)], direction=direction,
+                                 dtype=dtype, arch=args.arch, config=config)
+    print(curve_table(points))
+    if args.plot:
+        plot_curve(points, Path(args.plot))
+        print(f"wrote {args.plot}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gconv", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -314,6 +338,15 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--plot", help="write the efficiency CDF to this PNG")
     validate.add_argument("--json", help="write the reports (with per-problem efficiencies) to this JSON file")
     validate.set_defaults(run=_cmd_validate)
+
+    curve = commands.add_parser("learning-curve", help="held-out efficiency vs number of training problems")
+    curve.add_argument("--train", nargs="+", required=True, help="training measurements (CSV from gconv profile)")
+    curve.add_argument("--held-out", nargs="+", required=True, help="held-out measurements, never trained on")
+    curve.add_argument("--direction", nargs="+", choices=["fwd", "bwd_data", "bwd_weight"])
+    curve.add_argument("--arch", default="sm_90")
+    curve.add_argument("--config", help="hyper-parameters (default heuristics/train.yaml)")
+    curve.add_argument("--plot", help="write the curve to this PNG")
+    curve.set_defaults(run=_cmd_learning_curve)
 
     check = commands.add_parser("check", help="freshness gate: generated/ matches rules/, and kernels compile")
     check.add_argument("--compile-set", default="tiny", choices=RULE_SETS, help="set to compile (default tiny)")

@@ -59,6 +59,12 @@ def problem_bytes(problem: Problem) -> int:
     return elements * p.dtype.bytes
 
 
+def roofline_seconds(problem: Problem, arch: ArchSpec) -> float:
+    """max(FLOPs / achievable TFLOP/s, bytes / achievable bandwidth) from the arch spec."""
+    return max(problem.flops / (arch.roofline_tflops[problem.dtype] * 1e12),
+               problem_bytes(problem) / (arch.roofline_bandwidth_gbs * 1e9))
+
+
 def _reduction_length(config: KernelConfig, problem: Problem) -> int:
     """Multiply-adds along GEMM-K one output element of a tile performs (padded to block_k)."""
     gemm_k = problem.gemm.K

@@ -13,6 +13,7 @@ from gconv.paths import REPO_ROOT
 from gconv.schemas import ArchSpec, KernelConfig, Problem
 
 from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix
+from .target import Target, scale_ms
 
 MODELS_DIR = REPO_ROOT / "heuristics" / "models"
 MODEL_FILE = "model.txt"
@@ -31,7 +32,7 @@ class ModelMetadata(BaseModel):
     arch: str
     feature_version: int
     feature_names: list[str]
-    target: str = "log(time_ms)"
+    target: Target
     kernel_pool: list[str]
     rule_sets: list[str]
     data_files: list[str]
@@ -91,7 +92,8 @@ class SelectionModel:
     def predict_ms(self, problem: Problem, candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec
                    ) -> np.ndarray:
         features = feature_matrix(problem, candidates, arch)
-        return np.exp(self.booster.predict(features, num_threads=1))
+        scale = scale_ms(self.metadata.target, problem, features, arch)
+        return np.exp(self.booster.predict(features, num_threads=1)) * scale
 
 
 @lru_cache(maxsize=None)

@@ -5,6 +5,7 @@ import hashlib
 import json
 import random
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import yaml
@@ -16,6 +17,7 @@ from gconv.schemas import ArchSpec, KernelConfig
 from .dataset import ProblemMeasurements, runs_as
 from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix
 from .model import METADATA_FILE, MODEL_FILE, ModelMetadata
+from .target import Target, scale_ms
 
 DEFAULT_CONFIG = Path(__file__).with_name("train.yaml")
 
@@ -34,22 +36,36 @@ class TrainConfig(BaseModel):
     num_boost_round: int = Field(400, ge=1)
     cv_folds: int = Field(5, ge=2)
     seed: int = 0
+    target: Target = "log_time_over_analytic"
 
     @classmethod
     def load(cls, path: Path = DEFAULT_CONFIG) -> "TrainConfig":
         return cls.model_validate(yaml.safe_load(Path(path).read_text()))
 
     def lightgbm_params(self) -> dict:
-        params = self.model_dump(exclude={"num_boost_round", "cv_folds"})
+        params = self.model_dump(exclude={"num_boost_round", "cv_folds", "target"})
         return {**params, "verbosity": -1, "num_threads": 0, "deterministic": True, "force_row_wise": True}
 
 
-def problem_table(m: ProblemMeasurements, arch: ArchSpec) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """(kernel names, features, log times) of one problem's measured kernels."""
+class ProblemTable(NamedTuple):
+    """One problem's measured kernels: names, feature rows, targets, and log of each row's target scale."""
+    names: list[str]
+    features: np.ndarray
+    targets: np.ndarray
+    log_scale: np.ndarray
+
+    @property
+    def log_times(self) -> np.ndarray:
+        return self.targets + self.log_scale
+
+
+def problem_table(m: ProblemMeasurements, arch: ArchSpec, target: Target) -> ProblemTable:
     names = sorted(m.kernels)
-    configs = [KernelConfig.from_name(name) for name in names]
-    features = feature_matrix(m.problem, [(c, runs_as(c, m.problem)) for c in configs], arch)
-    return names, features, np.log([m.kernels[n] for n in names])
+    candidates = [(c, runs_as(c, m.problem)) for c in map(KernelConfig.from_name, names)]
+    features = feature_matrix(m.problem, candidates, arch)
+    log_scale = np.log(scale_ms(target, m.problem, features, arch))
+    log_times = np.log([m.kernels[n] for n in names])
+    return ProblemTable(names, features, log_times - log_scale, log_scale)
 
 
 def group_folds(count: int, folds: int, seed: int) -> list[list[int]]:
@@ -59,21 +75,21 @@ def group_folds(count: int, folds: int, seed: int) -> list[list[int]]:
     return [order[i::folds] for i in range(folds)]
 
 
-def fit(tables, config: TrainConfig):
+def fit(tables: list[ProblemTable], config: TrainConfig):
     import lightgbm
 
-    features = np.vstack([t[1] for t in tables])
-    target = np.concatenate([t[2] for t in tables])
+    features = np.vstack([t.features for t in tables])
+    target = np.concatenate([t.targets for t in tables])
     data = lightgbm.Dataset(features, target, feature_name=FEATURE_NAMES, free_raw_data=False)
     return lightgbm.train(config.lightgbm_params(), data, num_boost_round=config.num_boost_round)
 
 
-def selection_efficiency(booster, tables) -> list[float]:
+def selection_efficiency(booster, tables: list[ProblemTable]) -> list[float]:
     """Per problem: oracle time / time of the kernel with the lowest prediction."""
     efficiencies = []
-    for names, features, log_times in tables:
-        chosen = int(np.argmin(booster.predict(features, num_threads=1)))
-        efficiencies.append(float(np.exp(log_times.min() - log_times[chosen])))
+    for table in tables:
+        chosen = int(np.argmin(booster.predict(table.features, num_threads=1) + table.log_scale))
+        efficiencies.append(float(np.exp(table.log_times.min() - table.log_times[chosen])))
     return efficiencies
 
 
@@ -86,14 +102,14 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
         raise ValueError(f"{len(measurements)} problems for {direction}/{dtype}: need at least {config.cv_folds} "
                          f"(cv_folds) to cross-validate")
     spec = load_arch_spec(arch)
-    tables = [problem_table(m, spec) for m in sorted(measurements, key=lambda m: m.problem.key)]
+    tables = [problem_table(m, spec, config.target) for m in sorted(measurements, key=lambda m: m.problem.key)]
     fold_efficiency, fold_rmse = [], []
     for held in group_folds(len(tables), config.cv_folds, config.seed):
         held_set = set(held)
         booster = fit([t for i, t in enumerate(tables) if i not in held_set], config)
         test = [tables[i] for i in held]
         fold_efficiency += selection_efficiency(booster, test)
-        errors = np.concatenate([booster.predict(t[1], num_threads=1) - t[2] for t in test])
+        errors = np.concatenate([booster.predict(t.features, num_threads=1) - t.targets for t in test])
         fold_rmse.append(float(np.sqrt(np.mean(errors ** 2))))
     booster = fit(tables, config)
     out.mkdir(parents=True, exist_ok=True)
@@ -103,10 +119,10 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
         digest.update(Path(path).read_bytes())
     efficiency = np.asarray(fold_efficiency)
     metadata = ModelMetadata(
-        direction=direction, dtype=dtype, arch=arch, feature_version=FEATURE_VERSION, feature_names=FEATURE_NAMES,
-        kernel_pool=sorted({name for t in tables for name in t[0]}), rule_sets=rule_sets,
+        direction=direction, dtype=dtype, arch=arch, feature_version=FEATURE_VERSION, feature_names=FEATURE_NAMES, target=config.target,
+        kernel_pool=sorted({name for t in tables for name in t.names}), rule_sets=rule_sets,
         data_files=[Path(p).as_posix() for p in data_files], data_sha256=digest.hexdigest(),
-        rows=int(sum(len(t[0]) for t in tables)), problems=len(tables), cv_folds=config.cv_folds,
+        rows=int(sum(len(t.names) for t in tables)), problems=len(tables), cv_folds=config.cv_folds,
         cv_metrics={"rmse_log_time": round(float(np.mean(fold_rmse)), 4),
                     "efficiency_mean": round(float(efficiency.mean()), 4),
                     "efficiency_p10": round(float(np.percentile(efficiency, 10)), 4),

@@ -2,7 +2,8 @@
 import pytest
 
 from gconv.bench.problems import read_problems, shape_class, synthetic_problems, write_problems
-from gconv.bench.profile import profile_problem, roofline_seconds, summarise
+from gconv.bench.profile import profile_problem, summarise
+from gconv.heuristics.analytic import roofline_seconds
 from gconv.bench.timing import rotations_for
 from gconv.runtime.registry import load_arch_spec
 from gconv.schemas import Problem

@@ -7,20 +7,29 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 import gconv
 from gconv.heuristics import model as model_module
 from gconv.heuristics.dataset import ProblemMeasurements, read_measurements
-from gconv.heuristics.features import FEATURE_NAMES, derived_features, kernel_features, problem_features
+from gconv.cli import main
+from gconv.heuristics.analytic import estimate, roofline_seconds
+from gconv.heuristics.features import (FEATURE_NAMES, derived_features, feature_matrix, kernel_features,
+                                       problem_features)
+from gconv.heuristics.learning_curve import subset_sizes
 from gconv.heuristics.model import ModelError, SelectionModel, find_model, model_dir
+from gconv.heuristics.target import scale_ms
 from gconv.heuristics.train import TrainConfig, train
 from gconv.heuristics.validation import evaluate, model_ranker, report_table
 from gconv.paths import REPO_ROOT
 from gconv.runtime.registry import load_arch_spec
 from gconv.schemas import KernelConfig, Problem
 
-SAMPLE = REPO_ROOT / "bench" / "results" / "baseline-default-bf16.csv"  # H100 measurements, committed
-SMALL_CONFIG = TrainConfig(num_boost_round=60, cv_folds=2, min_data_in_leaf=5, num_leaves=15)
+# H100 measurements, committed: a fixed snapshot of fwd training rows (seed-1 synthetic problems) and the held-out
+# baseline (seed-2039 synthetic problems, never trained on).
+SAMPLE = Path(__file__).parent / "data" / "train-sample-fwd-bf16.csv"
+HELD_OUT = REPO_ROOT / "bench" / "results" / "baseline-default-bf16.csv"
+SMALL_CONFIG = TrainConfig(num_boost_round=60, cv_folds=2, min_data_in_leaf=5, num_leaves=15, target="log_time")
 
 
 def test_feature_values_are_stable(data_regression):
@@ -40,10 +49,11 @@ def test_feature_values_are_stable(data_regression):
 
 @pytest.fixture(scope="module")
 def split():
-    """The committed H100 sample, fwd: 8 problems to train on, the other 4 held out."""
-    problems = sorted((m for m in read_measurements([SAMPLE]).values() if m.problem.direction.value == "fwd"),
+    """fwd problems to train on (the sample) and to validate on (the held-out baseline)."""
+    def fwd(path):
+        return sorted((m for m in read_measurements([path]).values() if m.problem.direction.value == "fwd"),
                       key=lambda m: m.problem.key)
-    return problems[:8], problems[8:]
+    return fwd(SAMPLE), fwd(HELD_OUT)
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +67,8 @@ def trained(split, tmp_path_factory):
 
 def test_trained_model_beats_random_selection_on_held_out_problems(split, trained):
     _, out, metadata = trained
-    assert metadata.problems == 8 and metadata.rows == sum(len(m.kernels) for m in split[0])
+    assert metadata.problems == 11 and metadata.rows == sum(len(m.kernels) for m in split[0]) == 237
+    assert metadata.target == "log_time"
     assert set(metadata.cv_metrics) == {"rmse_log_time", "efficiency_mean", "efficiency_p10", "efficiency_min"}
     model = SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90")
     report = evaluate(split[1], model_ranker(model, "sm_90"), direction="fwd/bf16", selector="model")
@@ -109,6 +120,7 @@ def test_selection_uses_the_model_deterministically_and_fast(models_root):
     first = [gconv.select(p) for p in problems]
     assert all(c.source == "model" for c in first)
     assert first[0].reason.startswith("model sm_90/fwd_bf16 (LightGBM, feature version 1): least predicted time of ")
+    assert first[0].predicted_tflops > 0
     gconv.clear_cache()
     assert [gconv.select(p).name for p in problems] == [c.name for c in first]
     cached = []
@@ -158,7 +170,7 @@ def test_bad_measurement_files_are_refused_clearly(tmp_path):
     with pytest.raises(ValueError, match=r"m.csv: missing columns N, G, C, K, Hi, Wi, Y, X, stride_h, stride_w, "
                                          r"pad_h, pad_w, dil_h, dil_w, status, time_ms$"):
         read_measurements([path])
-    lines = SAMPLE.read_text().splitlines()
+    lines = HELD_OUT.read_text().splitlines()
     header = lines[0].split(",")
     row = lines[1].split(",")
     row[header.index("time_ms")] = "nan"
@@ -168,3 +180,33 @@ def test_bad_measurement_files_are_refused_clearly(tmp_path):
         read_measurements([path])
     with pytest.raises(FileNotFoundError, match=r"measurements file .*missing.csv does not exist"):
         read_measurements([tmp_path / "missing.csv"])
+
+
+def test_training_targets_scale_by_what_they_name():
+    arch = load_arch_spec("sm_90")
+    problem = Problem(direction="fwd", dtype="bf16", N=8, G=4, C=32, K=32, Hi=28, Wi=28, Y=3, X=3, pad_h=1, pad_w=1)
+    config = KernelConfig.from_name("fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1")
+    features = feature_matrix(problem, [(config, problem)], arch)
+    assert scale_ms("log_time", problem, features, arch).tolist() == [1.0]
+    assert scale_ms("log_time_over_roofline", problem, features, arch)[0] == pytest.approx(
+        roofline_seconds(problem, arch) * 1e3)
+    assert scale_ms("log_time_over_analytic", problem, features, arch)[0] == pytest.approx(
+        estimate(config, problem, arch).seconds * 1e3)
+    with pytest.raises(ValueError, match=r"^unknown training target 'log_speed': expected one of log_time, "
+                                         r"log_time_over_roofline, log_time_over_analytic$"):
+        scale_ms("log_speed", problem, features, arch)
+
+
+def test_learning_curve_halves_the_training_set_and_plots(tmp_path, capsys):
+    assert subset_sizes(48, 4) == [6, 12, 24, 48]
+    assert subset_sizes(11, 4) == [5, 11]
+    assert subset_sizes(3, 4) == [3]
+    config = tmp_path / "train.yaml"
+    config.write_text(yaml.safe_dump(SMALL_CONFIG.model_dump()))
+    plot = tmp_path / "curve.png"
+    assert main(["learning-curve", "--train", str(SAMPLE), "--held-out", str(HELD_OUT), "--config", str(config),
+                 "--plot", str(plot)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "learning curve fwd/bf16: 11 training problems, 12 held out ..."
+    assert [line.split()[:2] for line in lines[3:5]] == [["fwd/bf16", "5"], ["fwd/bf16", "11"]]
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
