@@ -22,8 +22,13 @@ class CompileResult:
     detail: str  # cubin size and shared memory, or the error's last lines
 
 
-def compile_one(source: str, arch: str, num_warps: int, num_stages: int) -> CompileResult:
-    """Compile one generated source for arch (e.g. 'sm_90')."""
+def compile_kernel(path: Path, arch: str, num_warps: int, num_stages: int, *, function: str = "kernel",
+                   signature: dict[str, str] | None = None, constexprs: dict | None = None, attrs: dict | None = None):
+    """triton.compile one @triton.jit function of a source file for arch (e.g. 'sm_90'); the CompiledKernel.
+
+    signature defaults to the module's SIGNATURE (generated kernels); attrs are Triton argument attributes such as
+    {(0,): [["tt.divisibility", 16]]} (the ahead-of-time build marks its pointer arguments aligned).
+    """
     # A worker may inherit TRITON_INTERPRET from an interpreter test session; it must go before Triton is imported
     # (Triton fixes the kind of its library functions at import time).
     os.environ.pop("TRITON_INTERPRET", None)
@@ -32,12 +37,18 @@ def compile_one(source: str, arch: str, num_warps: int, num_stages: int) -> Comp
 
     from gconv.runtime.kernels import import_kernel_module
 
+    module = import_kernel_module(path)
+    src = triton.compiler.ASTSource(fn=getattr(module, function), signature=signature or module.SIGNATURE,
+                                    constexprs=constexprs or {}, attrs=attrs)
+    target = GPUTarget("cuda", int(arch.removeprefix("sm_")), 32)
+    return triton.compile(src, target=target, options={"num_warps": num_warps, "num_stages": num_stages})
+
+
+def compile_one(source: str, arch: str, num_warps: int, num_stages: int) -> CompileResult:
+    """Compile one generated source for arch (e.g. 'sm_90')."""
     name = Path(source).stem
     try:
-        module = import_kernel_module(REPO_ROOT / source)
-        src = triton.compiler.ASTSource(fn=module.kernel, signature=module.SIGNATURE, constexprs={})
-        target = GPUTarget("cuda", int(arch.removeprefix("sm_")), 32)
-        compiled = triton.compile(src, target=target, options={"num_warps": num_warps, "num_stages": num_stages})
+        compiled = compile_kernel(REPO_ROOT / source, arch, num_warps, num_stages)
         cubin = compiled.asm["cubin"]
         return CompileResult(name, arch, True, f"{len(cubin)} bytes cubin, {compiled.metadata.shared} bytes smem")
     except Exception as error:  # report every failure; the gate fails on any

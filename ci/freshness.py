@@ -88,17 +88,24 @@ def _describe(path: str) -> str:
 
 
 def check_freshness(rules_dir: Path = RULES_DIR, generated_dir: Path = GENERATED_DIR,
-                    repo_root: Path = REPO_ROOT) -> Drift:
+                    repo_root: Path = REPO_ROOT, only: str | None = None) -> Drift:
+    """Compare the whole tree, or with only=S just S's registry and the kernel sources it lists (CMake's check)."""
     rules = load_rules(rules_dir)
     with tempfile.TemporaryDirectory(prefix="gconv-check-") as temp:
-        write_files(Path(temp), render_generated(rules))
+        write_files(Path(temp), render_generated(rules, only=only))
         expected = {f"generated/{k}": v for k, v in read_tree(Path(temp)).items()}
     actual = {f"generated/{k}": v for k, v in read_tree(generated_dir).items()}
+    if only is not None:  # other sets' files are not this set's concern
+        return _compare({k: v for k, v in actual.items() if k in expected}, expected)
     for path, text in schema_files().items():
         expected[path] = text
         on_disk = repo_root / path
         if on_disk.exists():
             actual[path] = on_disk.read_text()
+    return _compare(actual, expected)
+
+
+def _compare(actual: dict[str, str], expected: dict[str, str]) -> Drift:
     drift = Drift()
     drift.added = sorted(set(expected) - set(actual))
     drift.removed = sorted(set(actual) - set(expected))

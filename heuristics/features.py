@@ -2,6 +2,10 @@
 
 Versioned: a model records FEATURE_VERSION and the names; it refuses features of another version. Change a
 feature -> bump the version -> retrain.
+
+problem_features, kernel_features and derived_features (with analytic.estimate) define the features one row at a
+time; feature_matrix, on selection's hot path, computes the same rows with numpy over all candidates at once
+(tests/test_features_vectorised.py holds the two together: change a feature in both).
 """
 from __future__ import annotations
 
@@ -86,62 +90,60 @@ def feature_rows(problem: Problem, candidates: list[tuple[KernelConfig, Problem]
 def feature_matrix(problem: Problem, candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec) -> np.ndarray:
     """One row per candidate (its config and the problem it runs, padded or not), columns FEATURE_NAMES.
 
-    Vectorised over the candidates (the config columns cached per candidate list); equal to feature_rows up to
+    Vectorised over the candidates, the config columns cached per candidate list; equal to feature_rows up to
     floating-point rounding. A list whose configs and problems do not share one direction (no selector builds
     one) takes the scalar path.
     """
     if not candidates:
         return np.empty((0, len(FEATURE_NAMES)))
-    configs, runs = zip(*candidates)
-    kernels = _kernel_columns(configs, arch)
-    distinct = _distinct(runs)
+    kernels = _kernel_columns(candidates, arch)
+    distinct = {id(runs): runs for _, runs in candidates}  # the problems run, by identity (unpadded share one)
     if kernels.direction is None or any(p.direction is not kernels.direction for p in distinct.values()):
         return feature_rows(problem, candidates, arch)
-    out = np.empty((len(configs), len(FEATURE_NAMES)))
+    out = np.empty((len(candidates), len(FEATURE_NAMES)))
     out[:, :_KERNEL_START] = problem_features(problem)
     out[:, _KERNEL_START:_DERIVED_START] = kernels.features
-    out[:, _DERIVED_START:] = _derived_columns(kernels, _run_columns(runs, distinct, kernels.direction), problem).T
+    _fill_derived(out[:, _DERIVED_START:].T, kernels, _run_columns(candidates, distinct, kernels.direction), problem)
     return out
 
 
-# ---- the vectorised path: derived_features and analytic.estimate over numpy columns, one entry per candidate ----
+# ---- The vectorised path: derived_features and analytic.estimate over numpy columns, one entry per candidate.
+# Sizes are float64: integers below 2**53 are exact, and so is ceil(a / b) of integers a, b with a below 2**52
+# (a / b lies at least 1/b from the integers around it), which is -(-a // b). Every size a feature divides is far
+# below that (tiles, programs, GEMM extents); products such as the work may round, as in the scalar rows.
 
 _KERNEL_START = len(PROBLEM_FEATURES)
 _DERIVED_START = _KERNEL_START + len(KERNEL_FEATURES)
-_LOG2_DERIVED = [DERIVED_FEATURES.index(name) for name in ("log2_programs", "log2_padded_work", "log2_analytic_seconds",
-                                                            "log2_analytic_compute_s", "log2_analytic_memory_s")]
-_KERNEL_CACHE_SIZE = 256
+_WASTE = slice(DERIVED_FEATURES.index("waste_m"), DERIVED_FEATURES.index("waste_k") + 1)
+_ESTIMATE = slice(DERIVED_FEATURES.index("log2_analytic_seconds"), DERIVED_FEATURES.index("log2_analytic_memory_s") + 1)
+_ESTIMATE_FLOORS = np.array([[0.0], [1e-12], [1e-12]])  # derived_features floors compute_s and memory_s
+_KERNEL_CACHE_SIZE = 256  # candidate lists
+_CONFIG_CACHE_SIZE = 8192  # configs x archs
 
 
 class _KernelColumns(NamedTuple):
-    """What the features read of a candidate list's configs on an arch, one entry per candidate."""
+    """What the features read of a candidate list's configs on an arch: one float64 entry per candidate."""
 
     configs: tuple[KernelConfig, ...]  # held so that the ids keying the cache stay theirs
     arch: ArchSpec
     direction: Direction | None  # the configs' common direction (None when they mix directions)
     features: np.ndarray  # kernel_features rows
-    igemm: np.ndarray  # bool
-    tile: np.ndarray  # int64 (3, n): block_m, block_n, block_k
-    tile_volume: np.ndarray  # block_m * block_n * block_k
-    groups_to_merge: np.ndarray
-    split_k: np.ndarray
+    divisors: np.ndarray  # (4, n): block_m, block_n, block_k, groups_to_merge; all 1 for direct kernels
+    multipliers: np.ndarray  # (4, n): what scales the problem sizes of _extents to tile_rows_cols (merged groups)
+    direct: np.ndarray | None  # bool mask of the direct kernels (None when there are none)
+    block_m: np.ndarray
+    block_n: np.ndarray
+    split_k: np.ndarray | None  # None when no config splits GEMM-K
     split_k_bytes: np.ndarray  # fp32 atomics traffic per weight element: 2 * split_k * 4 when split, else 0
     slots: np.ndarray  # SMs x resident blocks per SM
-    peak_flops: np.ndarray  # float64: analytic.estimate's achievable FLOP/s
-    bandwidth: np.ndarray  # float64: DRAM bytes/s x the config's memory efficiency
-    gain: np.ndarray  # float64: PERSISTENT_GAIN for persistent kernels, else 1
-
-    @property
-    def block_m(self) -> np.ndarray:
-        return self.tile[0]
-
-    @property
-    def block_n(self) -> np.ndarray:
-        return self.tile[1]
+    double_tile_volume: np.ndarray  # 2 * block_m * block_n * block_k
+    peak_flops: np.ndarray  # analytic.estimate's achievable FLOP/s
+    bandwidth: np.ndarray  # DRAM bytes/s x the config's memory efficiency
+    gain: np.ndarray | None  # PERSISTENT_GAIN for persistent kernels, else 1 (None when none is persistent)
 
 
 class _RunColumns(NamedTuple):
-    """Sizes of the problems the candidates run: Python ints when all run one problem, else int64 arrays."""
+    """Sizes of the problems the candidates run: Python ints when all run one problem, else float64 arrays."""
 
     N: int | np.ndarray
     G: int | np.ndarray
@@ -161,39 +163,84 @@ class _RunColumns(NamedTuple):
 _kernel_cache: dict[tuple[int, ...], _KernelColumns] = {}
 
 
-def _kernel_columns(configs: tuple[KernelConfig, ...], arch: ArchSpec) -> _KernelColumns:
+def _kernel_columns(candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec) -> _KernelColumns:
     """The config columns of a candidate list, cached by the identity of its configs and arch.
 
     Registry configs live as long as their registry, so a selector's lists hit. A hit is exact: the cached value
     holds the very objects whose ids make its key, so no other object can take those ids while it is cached.
     """
-    key = (id(arch), *map(id, configs))
+    key = (id(arch), *[id(config) for config, _ in candidates])
     cached = _kernel_cache.get(key)
     if cached is None:
         if len(_kernel_cache) >= _KERNEL_CACHE_SIZE:
             _kernel_cache.clear()
-        cached = _kernel_cache[key] = _build_kernel_columns(configs, arch)
+        cached = _kernel_cache[key] = _build_kernel_columns(tuple(config for config, _ in candidates), arch)
     return cached
 
 
+class _ConfigNumbers(NamedTuple):
+    """One config's entries of the _KernelColumns arrays, same meanings (a tuple gives one entry per row)."""
+
+    features: tuple[float, ...]
+    divisors: tuple[int, int, int, int]
+    multipliers: tuple[int, int, int, int]
+    direct: bool
+    block_m: int
+    block_n: int
+    split_k: int
+    slots: int
+    double_tile_volume: int
+    peak_flops: float
+    bandwidth: float
+    gain: float
+
+
+_config_cache: dict[tuple[int, int], tuple[KernelConfig, ArchSpec, np.ndarray]] = {}
+
+
+def _config_row(config: KernelConfig, arch: ArchSpec) -> np.ndarray:
+    """A config's _ConfigNumbers flattened, cached by identity as _kernel_columns caches: a new candidate list of
+    known configs costs a lookup per config."""
+    key = (id(config), id(arch))
+    cached = _config_cache.get(key)
+    if cached is None:
+        if len(_config_cache) >= _CONFIG_CACHE_SIZE:
+            _config_cache.clear()
+        numbers = _config_numbers(config, arch)
+        row = np.array([*numbers.features, *numbers.divisors, *numbers.multipliers, *numbers[3:]], dtype=np.float64)
+        cached = _config_cache[key] = (config, arch, row)
+    return cached[2]
+
+
+def _config_numbers(c: KernelConfig, arch: ArchSpec) -> _ConfigNumbers:
+    """The per-config arithmetic of derived_features and analytic.estimate, done once (Python numbers)."""
+    direct = c.algorithm is Algorithm.direct
+    merge = c.groups_to_merge
+    return _ConfigNumbers(
+        features=tuple(kernel_features(c)),
+        divisors=(1, 1, 1, 1) if direct else (c.block_m, c.block_n, c.block_k, merge),
+        multipliers=(merge if c.direction is Direction.bwd_weight else 1, merge, 1, 1), direct=direct,
+        block_m=c.block_m, block_n=c.block_n, split_k=c.split_k,
+        slots=arch.sm_count * resident_blocks_per_sm(c, arch),
+        double_tile_volume=2 * c.block_m * c.block_n * c.block_k, peak_flops=_peak_flops(c, arch),
+        bandwidth=arch.dram_bandwidth_gbs * 1e9 * _memory_efficiency(c, arch),
+        gain=PERSISTENT_GAIN if c.pipeline is Pipeline.persistent else 1.0)
+
+
 def _build_kernel_columns(configs: tuple[KernelConfig, ...], arch: ArchSpec) -> _KernelColumns:
+    """The configs' cached rows stacked into one array per _KernelColumns field."""
     directions = {c.direction for c in configs}
-    tile = np.array([[c.block_m for c in configs], [c.block_n for c in configs], [c.block_k for c in configs]],
-                    dtype=np.int64).reshape(3, len(configs))
-    split_k = np.array([c.split_k for c in configs], dtype=np.int64)
+    table = np.array([_config_row(c, arch) for c in configs]).T.copy()  # one row per flattened entry
+    f = len(KERNEL_FEATURES)
+    n = _ConfigNumbers(table[:f], table[f:f + 4], table[f + 4:f + 8], *table[f + 8:])
     return _KernelColumns(
         configs=configs, arch=arch, direction=directions.pop() if len(directions) == 1 else None,
-        features=np.array([kernel_features(c) for c in configs], dtype=np.float64),
-        igemm=np.array([c.algorithm is Algorithm.igemm for c in configs], dtype=bool),
-        tile=tile, tile_volume=tile.prod(axis=0),
-        groups_to_merge=np.array([c.groups_to_merge for c in configs], dtype=np.int64),
-        split_k=split_k, split_k_bytes=np.where(split_k > 1, 2 * split_k * 4, 0),
-        slots=np.array([arch.sm_count * resident_blocks_per_sm(c, arch) for c in configs], dtype=np.int64),
-        peak_flops=np.array([_peak_flops(c, arch) for c in configs], dtype=np.float64),
-        bandwidth=np.array([arch.dram_bandwidth_gbs * 1e9 * _memory_efficiency(c, arch) for c in configs],
-                           dtype=np.float64),
-        gain=np.array([PERSISTENT_GAIN if c.pipeline is Pipeline.persistent else 1.0 for c in configs],
-                      dtype=np.float64),
+        features=n.features.T.copy(), divisors=n.divisors, multipliers=n.multipliers,
+        direct=n.direct.astype(bool) if n.direct.any() else None, block_m=n.block_m, block_n=n.block_n,
+        split_k=n.split_k if (n.split_k > 1).any() else None,
+        split_k_bytes=np.where(n.split_k > 1, 2 * n.split_k * 4, 0.0),
+        slots=n.slots, double_tile_volume=n.double_tile_volume, peak_flops=n.peak_flops, bandwidth=n.bandwidth,
+        gain=n.gain if (n.gain != 1.0).any() else None,
     )
 
 
@@ -211,32 +258,33 @@ def _memory_efficiency(config: KernelConfig, arch: ArchSpec) -> float:
     return min(1.0, base + slope * config.vector_width * config.dtype.bytes / arch.max_vector_bytes)
 
 
-def _distinct(runs: tuple[Problem, ...]) -> dict[int, Problem]:
-    """The distinct problem objects of a candidate list by identity, in first-seen order (unpadded share one)."""
-    distinct: dict[int, Problem] = {}
-    for problem in runs:
-        distinct.setdefault(id(problem), problem)
-    return distinct
-
-
 def _problem_fields(p: Problem) -> tuple[int, ...]:
     """The Problem fields _run_sizes reads, in its argument order."""
     return (p.N, p.G, p.C, p.K, p.Hi, p.Wi, p.Y, p.X, p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dil_h, p.dil_w,
             p.dtype.bytes)
 
 
-def _run_columns(runs: tuple[Problem, ...], distinct: dict[int, Problem], direction: Direction) -> _RunColumns:
-    """Run sizes per candidate: one problem's Python ints (they broadcast), or an int64 array per field."""
+def _run_columns(candidates: list[tuple[KernelConfig, Problem]], distinct: dict[int, Problem],
+                 direction: Direction) -> _RunColumns:
+    """Run sizes per candidate: one problem's Python ints (they broadcast), or a float64 array per field.
+
+    distinct maps id -> problem for the problems the candidates run; padded copies of one size count once.
+    """
     if len(distinct) == 1:
-        return _run_sizes(*_problem_fields(runs[0]), direction=direction)
-    table = np.array([_problem_fields(p) for p in distinct.values()], dtype=np.int64)
-    position = {key: i for i, key in enumerate(distinct)}
-    return _run_sizes(*table[[position[id(p)] for p in runs]].T, direction=direction)
+        return _run_sizes(*_problem_fields(candidates[0][1]), direction=direction)
+    fields = {key: _problem_fields(problem) for key, problem in distinct.items()}
+    sizes = {values: _run_sizes(*values, direction=direction) for values in fields.values()}
+    if len(sizes) == 1:
+        return next(iter(sizes.values()))
+    position = {values: i for i, values in enumerate(sizes)}
+    row = {key: position[values] for key, values in fields.items()}
+    table = np.array(list(sizes.values()), dtype=np.float64)
+    return _RunColumns(*table[[row[id(runs)] for _, runs in candidates]].T)
 
 
 def _run_sizes(N, G, C, K, Hi, Wi, Y, X, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, elt, *,
                direction: Direction) -> _RunColumns:
-    """Problem.Ho/Wo/gemm.K/flops and analytic.problem_bytes, for ints or int64 arrays alike."""
+    """Problem.Ho/Wo/gemm.K/flops and analytic.problem_bytes from a problem's fields (Python ints)."""
     Ho = (Hi + 2 * pad_h - dil_h * (Y - 1) - 1) // stride_h + 1
     Wo = (Wi + 2 * pad_w - dil_w * (X - 1) - 1) // stride_w + 1
     gemm_k = C * Y * X if direction is Direction.fwd else K * Y * X if direction is Direction.bwd_data else N * Ho * Wo
@@ -245,49 +293,57 @@ def _run_sizes(N, G, C, K, Hi, Wi, Y, X, stride_h, stride_w, pad_h, pad_w, dil_h
     return _RunColumns(N, G, C, K, Hi, Wi, Ho, Wo, Y, X, gemm_k, flops, moved)
 
 
-def _gemm_extents(k: _KernelColumns, r: _RunColumns) -> np.ndarray:
-    """tile_rows_cols and the GEMM-K one split reduces, per candidate: an int64 (3, n) array of M, N, K extents."""
-    gm = k.groups_to_merge
+def _extents(k: _KernelColumns, r: _RunColumns) -> np.ndarray:
+    """What _KernelColumns.divisors divide, per candidate: tile_rows_cols, the GEMM-K one split reduces, and G."""
     if k.direction is Direction.fwd:
-        rows, cols = r.N * r.Ho * r.Wo, gm * r.K
+        base = r.N * r.Ho * r.Wo, r.K, r.gemm_k, r.G
     elif k.direction is Direction.bwd_data:
-        rows, cols = r.N * r.Hi * r.Wi, gm * r.C
+        base = r.N * r.Hi * r.Wi, r.C, r.gemm_k, r.G
     else:
-        rows, cols = gm * r.K, r.Y * r.X * gm * r.C
-    extents = np.empty(k.tile.shape, dtype=np.int64)
-    extents[0], extents[1] = rows, cols
-    extents[2] = cdiv(r.gemm_k, k.split_k)  # split_k > 1 only for bwd_weight: gemm.K itself elsewhere
+        base = r.K, r.Y * r.X * r.C, r.gemm_k, r.G
+    extents = np.array(base, dtype=np.float64).reshape(4, -1) * k.multipliers
+    if k.split_k is not None:
+        np.ceil(extents[2] / k.split_k, out=extents[2])  # split_k > 1 only for bwd_weight
     return extents
 
 
-def _direct_grid(k: _KernelColumns, r: _RunColumns) -> tuple[np.ndarray, np.ndarray]:
-    """tile_grid's first two axes for direct kernels: (pixel blocks, channel blocks), bwd_weight (channel blocks,
-    C*Y*X)."""
+def _direct_programs(k: _KernelColumns, r: _RunColumns) -> np.ndarray:
+    """tile_grid's program count as direct kernels launch it: pixel blocks x channel blocks (bwd_weight: channel
+    blocks x C*Y*X x splits)."""
     if k.direction is Direction.bwd_weight:
-        return cdiv(r.G * r.K, k.block_n), r.C * r.Y * r.X
+        programs = np.ceil(r.G * r.K / k.block_n) * (r.C * r.Y * r.X)
+        return programs if k.split_k is None else programs * k.split_k
     pixels, channels = (r.N * r.Ho * r.Wo, r.G * r.K) if k.direction is Direction.fwd else \
         (r.N * r.Hi * r.Wi, r.G * r.C)
-    return cdiv(pixels, k.block_m), cdiv(channels, k.block_n)
+    return np.ceil(pixels / k.block_m) * np.ceil(channels / k.block_n)
 
 
-def _derived_columns(k: _KernelColumns, r: _RunColumns, original: Problem) -> np.ndarray:
-    """derived_features and the analytic estimate per candidate: one row per DERIVED_FEATURES name."""
-    extents = _gemm_extents(k, r)
-    steps = cdiv(extents, k.tile)  # tiles along M and N, block_k steps along K
-    direct_x, direct_y = _direct_grid(k, r)
-    programs = np.where(k.igemm, steps[0] * steps[1], direct_x) * \
-        np.where(k.igemm, cdiv(r.G, k.groups_to_merge), direct_y) * k.split_k
-    tail = programs / (cdiv(programs, k.slots) * k.slots)
-    padded_work = np.where(k.igemm, 2.0 * programs * k.tile_volume * steps[2], r.flops)  # also analytic's work
-    compute_s = padded_work / (k.peak_flops * tail)  # analytic.estimate's utilisation is the tail utilisation
-    memory_s = (r.bytes + k.split_k_bytes * (r.G * r.K * r.C * r.Y * r.X)) / k.bandwidth
-    seconds = np.maximum(compute_s, memory_s) * k.gain + LAUNCH_LATENCY_S
-    derived = np.empty((len(DERIVED_FEATURES), len(k.configs)))
-    derived[0], derived[1], derived[2] = programs, programs / k.slots, tail
-    derived[3:6] = np.where(k.igemm, steps * k.tile / extents, 1.0)  # waste_m, waste_n, waste_k
-    derived[6], derived[7] = padded_work, padded_work / programs
-    derived[8] = (r.C * r.K) / (original.C * original.K)  # channel padding growth
-    derived[9], derived[10], derived[11] = seconds, compute_s, memory_s
-    np.maximum(derived[10:], 1e-12, out=derived[10:])
-    derived[_LOG2_DERIVED] = np.log2(derived[_LOG2_DERIVED])
-    return derived
+def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, original: Problem) -> None:
+    """Write derived_features, the analytic estimate included, into derived: one row per DERIVED_FEATURES name."""
+    (log2_programs, waves, tail, _, _, _, log2_padded_work, work_per_program, growth, log2_seconds, log2_compute_s,
+     log2_memory_s) = derived
+    extents = _extents(k, r)
+    steps = np.ceil(extents / k.divisors)  # tiles along M and N, block_k steps along K, group blocks
+    np.divide(steps[:3] * k.divisors[:3], extents[:3], out=derived[_WASTE])  # 1 for direct kernels (divisors 1)
+    programs = steps[0] * steps[1] * steps[3]
+    if k.split_k is not None:
+        programs *= k.split_k
+    work = programs * k.double_tile_volume * steps[2]  # the padded work, which analytic.estimate counts too
+    if k.direct is not None:
+        np.copyto(programs, _direct_programs(k, r), where=k.direct)
+        np.copyto(work, r.flops, where=k.direct)
+    np.divide(programs, k.slots, out=waves)
+    np.divide(waves, np.ceil(waves), out=tail)  # programs / (rounds x slots)
+    np.log2(programs, out=log2_programs)
+    np.log2(work, out=log2_padded_work)
+    np.divide(work, programs, out=work_per_program)
+    growth[:] = (r.C * r.K) / (original.C * original.K)
+    compute_s = np.divide(work, k.peak_flops * tail, out=log2_compute_s)  # utilisation is the tail utilisation
+    traffic = r.bytes if k.split_k is None else r.bytes + k.split_k_bytes * (r.G * r.K * r.C * r.Y * r.X)
+    memory_s = np.divide(traffic, k.bandwidth, out=log2_memory_s)
+    seconds = np.maximum(compute_s, memory_s, out=log2_seconds)
+    if k.gain is not None:
+        seconds *= k.gain
+    seconds += LAUNCH_LATENCY_S
+    estimate = derived[_ESTIMATE]  # seconds, compute_s, memory_s
+    np.log2(np.maximum(estimate, _ESTIMATE_FLOORS, out=estimate), out=estimate)

@@ -36,7 +36,7 @@ class TrainConfig(BaseModel):
     num_boost_round: int = Field(400, ge=1)
     cv_folds: int = Field(5, ge=2)
     seed: int = 0
-    target: Target = "log_time_over_analytic"
+    target: Target = "log_time"
 
     @classmethod
     def load(cls, path: Path = DEFAULT_CONFIG) -> "TrainConfig":

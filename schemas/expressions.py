@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Mapping
 
 from gconv.errors import ExpressionError
@@ -244,6 +245,12 @@ class Expression:
 def parse(text: str) -> Expression:
     if not isinstance(text, str):
         raise ExpressionError(f"an expression must be a string, got {type(text).__name__}")
+    return _parse(text)
+
+
+@lru_cache(maxsize=4096)
+def _parse(text: str) -> Expression:
+    """Expressions are immutable: expansion evaluates the same few texts for every instance, parsed once."""
     return Expression(text, _Parser(text).parse())
 
 

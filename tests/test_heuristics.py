@@ -1,4 +1,5 @@
 """Feature engine, training, model files, model-based selection and the validation maths."""
+import hashlib
 import json
 import shutil
 import statistics
@@ -11,7 +12,7 @@ import yaml
 
 import gconv
 from gconv.heuristics import model as model_module
-from gconv.heuristics.dataset import ProblemMeasurements, read_measurements
+from gconv.heuristics.dataset import ProblemMeasurements, group_by_target, read_measurements, runs_as
 from gconv.cli import main
 from gconv.heuristics.analytic import estimate, roofline_seconds
 from gconv.heuristics.features import (FEATURE_NAMES, derived_features, feature_matrix, kernel_features,
@@ -210,3 +211,25 @@ def test_learning_curve_halves_the_training_set_and_plots(tmp_path, capsys):
     assert lines[0] == "learning curve fwd/bf16: 11 training problems, 12 held out ..."
     assert [line.split()[:2] for line in lines[3:5]] == [["fwd/bf16", "5"], ["fwd/bf16", "11"]]
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("direction", ["fwd", "bwd_data", "bwd_weight"])
+def test_checked_in_models_are_reproducible_from_the_checked_in_data(direction, tmp_path):
+    shipped_dir = model_dir(direction, "bf16", "sm_90")
+    shipped = SelectionModel.load(shipped_dir, direction=direction, dtype="bf16", arch="sm_90")
+    files = [REPO_ROOT / f for f in shipped.metadata.data_files]
+    assert shipped.metadata.data_sha256 == hashlib.sha256(b"".join(f.read_bytes() for f in sorted(files))).hexdigest()
+    groups = group_by_target(read_measurements(files))
+    out = model_dir(direction, "bf16", "sm_90", tmp_path)
+    again = train(groups[(direction, "bf16")], direction=direction, dtype="bf16", arch="sm_90", out=out,
+                  data_files=files, rule_sets=["default"], config=TrainConfig.load())
+    assert again.data_sha256 == shipped.metadata.data_sha256
+    assert again.cv_metrics == shipped.metadata.cv_metrics and again.kernel_pool == shipped.metadata.kernel_pool
+    retrained = SelectionModel.load(out, direction=direction, dtype="bf16", arch="sm_90")
+    arch = load_arch_spec("sm_90")
+    for m in list(read_measurements([HELD_OUT]).values())[:6]:
+        if m.problem.direction.value == direction:
+            configs = [KernelConfig.from_name(n) for n in sorted(m.kernels)]
+            candidates = [(c, runs_as(c, m.problem)) for c in configs]
+            assert np.allclose(shipped.predict_ms(m.problem, candidates, arch),
+                               retrained.predict_ms(m.problem, candidates, arch), rtol=1e-9)

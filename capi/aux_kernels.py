@@ -1,0 +1,41 @@
+"""Helper kernels of the C library's gconv_run: channel padding copies and the split-K fp32 -> dtype cast.
+
+The Python runtime does these with torch (pad_operands, Tensor.copy_); the C library has no torch, so it runs these
+instead. They are compiled ahead of time like the generated instances (capi/aot.py --aux NAME).
+"""
+import triton
+import triton.language as tl
+
+BLOCK = tl.constexpr(1024)
+NUM_WARPS = 4
+NUM_STAGES = 1
+
+_COPY_INTS = {name: "i32" for name in ("total", "J", "Cn", "B", "sa", "sb", "sc", "da", "db", "dc")}
+# Auxiliary kernel -> (jit function name, signature in call order).
+VARIANTS = {
+    "copy16": ("copy_rows", {"src": "*i16", "dst": "*i16", **_COPY_INTS}),
+    "copy32": ("copy_rows", {"src": "*i32", "dst": "*i32", **_COPY_INTS}),
+    "cast_fp16": ("cast_f32", {"src": "*fp32", "dst": "*fp16", "n": "i32"}),
+    "cast_bf16": ("cast_f32", {"src": "*fp32", "dst": "*bf16", "n": "i32"}),
+}
+
+
+@triton.jit
+def copy_rows(src, dst, total, J, Cn, B, sa, sb, sc, da, db, dc):
+    # dst[a, b, c, j] = src[a, b, c, j] for j < J (the element strides of j are 1 on both sides); total = A*B*Cn*J.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < total
+    j = offs % J
+    row = offs // J
+    c = row % Cn
+    b = (row // Cn) % B
+    a = row // (Cn * B)
+    value = tl.load(src + a * sa + b * sb + c * sc + j, mask=mask)
+    tl.store(dst + a * da + b * db + c * dc + j, value, mask=mask)
+
+
+@triton.jit
+def cast_f32(src, dst, n):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(dst + offs, tl.load(src + offs, mask=mask).to(dst.dtype.element_ty), mask=mask)

@@ -1,0 +1,374 @@
+/* The rule heuristic in C: support checks (runtime/support.py), channel padding (runtime/padding.py), launch grids
+ * (runtime/grid.py) and the analytic estimate (heuristics/analytic.py), ported operation for operation so that the
+ * choice -- and the estimated seconds, bit for bit -- equal Python's rule_choice (tests/test_capi.py checks it).
+ * Integer products use 128 bits (Python's integers do not overflow) and turn into doubles where Python's do. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gconv_internal.h"
+#include "gconv_rules.h"
+
+typedef __int128 wide;
+
+static const char *const DIRECTIONS[] = {"fwd", "bwd_data", "bwd_weight"};
+static const char *const DTYPES[] = {"fp16", "bf16", "fp32"};
+
+int gconv_dtype_bytes(int dtype) { return dtype == GCONV_DTYPE_FP32 ? 4 : 2; }
+
+static wide cdiv(wide a, wide b) { return (a + b - 1) / b; } /* -(-a // b) for the a >= 0, b > 0 used here */
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+static wide round_up(wide value, wide multiple) { return cdiv(value, multiple) * multiple; }
+static double dmin(double a, double b) { return b < a ? b : a; }  /* Python's min(a, b) */
+static double dmax(double a, double b) { return b > a ? b : a; }  /* Python's max(a, b) */
+static wide wmin(wide a, wide b) { return b < a ? b : a; }
+static wide wmax(wide a, wide b) { return b > a ? b : a; }
+
+static const struct { const char *name; size_t offset; int64_t minimum; } FIELDS[] = {
+    {"N", offsetof(gconv_problem, N), 1}, {"G", offsetof(gconv_problem, G), 1},
+    {"C", offsetof(gconv_problem, C), 1}, {"K", offsetof(gconv_problem, K), 1},
+    {"Hi", offsetof(gconv_problem, Hi), 1}, {"Wi", offsetof(gconv_problem, Wi), 1},
+    {"Y", offsetof(gconv_problem, Y), 1}, {"X", offsetof(gconv_problem, X), 1},
+    {"stride_h", offsetof(gconv_problem, stride_h), 1}, {"stride_w", offsetof(gconv_problem, stride_w), 1},
+    {"pad_h", offsetof(gconv_problem, pad_h), 0}, {"pad_w", offsetof(gconv_problem, pad_w), 0},
+    {"dil_h", offsetof(gconv_problem, dil_h), 1}, {"dil_w", offsetof(gconv_problem, dil_w), 1},
+};
+
+#define MAX_INDEX 2147483647LL /* the kernels index with 32-bit integers (runtime/validation.py MAX_INDEX) */
+
+gconv_status gconv_check_problem(const gconv_problem *problem, gconv_prob *p) {
+    if (problem == NULL) return gconv_fail(GCONV_STATUS_INVALID_ARGUMENT, "problem is NULL");
+    if (problem->direction < 0 || problem->direction > 2)
+        return gconv_fail(GCONV_STATUS_INVALID_ARGUMENT,
+                          "problem.direction must be 0 (fwd), 1 (bwd_data) or 2 (bwd_weight); got %d",
+                          (int)problem->direction);
+    if (problem->dtype < 0 || problem->dtype > 2)
+        return gconv_fail(GCONV_STATUS_INVALID_ARGUMENT, "problem.dtype must be 0 (fp16), 1 (bf16) or 2 (fp32); got %d",
+                          (int)problem->dtype);
+    for (size_t i = 0; i < sizeof FIELDS / sizeof FIELDS[0]; i++) {
+        int64_t value = *(const int64_t *)((const char *)problem + FIELDS[i].offset);
+        if (value < FIELDS[i].minimum)
+            return gconv_fail(GCONV_STATUS_INVALID_ARGUMENT, "problem.%s must be %s; got %lld", FIELDS[i].name,
+                              FIELDS[i].minimum ? "positive" : ">= 0", (long long)value);
+        if (value > MAX_INDEX)
+            return gconv_fail(GCONV_STATUS_INVALID_ARGUMENT, "problem.%s must be at most %lld; got %lld",
+                              FIELDS[i].name, MAX_INDEX, (long long)value);
+    }
+    const gconv_problem *q = problem;
+    *p = (gconv_prob){q->direction, q->dtype, q->N, q->G, q->C, q->K, q->Hi, q->Wi, 0, 0, q->Y, q->X,
+                      q->stride_h, q->stride_w, q->pad_h, q->pad_w, q->dil_h, q->dil_w};
+    p->Ho = floor_div(q->Hi + 2 * q->pad_h - q->dil_h * (q->Y - 1) - 1, q->stride_h) + 1;
+    p->Wo = floor_div(q->Wi + 2 * q->pad_w - q->dil_w * (q->X - 1) - 1, q->stride_w) + 1;
+    if (p->Ho <= 0 || p->Wo <= 0)  /* schemas/problem.py's message */
+        return gconv_fail(GCONV_STATUS_INVALID_ARGUMENT,
+                          "output size would be %lldx%lld: the dilated filter (%lldx%lld) is larger than the padded "
+                          "input (%lldx%lld)", (long long)p->Ho, (long long)p->Wo,
+                          (long long)((q->Y - 1) * q->dil_h + 1), (long long)((q->X - 1) * q->dil_w + 1),
+                          (long long)(q->Hi + 2 * q->pad_h), (long long)(q->Wi + 2 * q->pad_w));
+    const struct { const char *name; wide elements; } tensors[] = {
+        {"x", (wide)p->N * p->G * p->C * p->Hi * p->Wi},
+        {"w", (wide)p->G * p->K * p->C * p->Y * p->X},
+        {"y", (wide)p->N * p->G * p->K * p->Ho * p->Wo},
+    };
+    for (int i = 0; i < 3; i++)
+        if (tensors[i].elements > MAX_INDEX)
+            return gconv_fail(GCONV_STATUS_INVALID_ARGUMENT,
+                              "tensor %s would have %.0f elements; gconv's kernels index with 32-bit integers (at "
+                              "most %lld elements per tensor)", tensors[i].name, (double)tensors[i].elements,
+                              MAX_INDEX);
+    return GCONV_STATUS_SUCCESS;
+}
+
+/* runtime/support.py unsupported_reason: NULL if the config runs p, else the first reason (into buffer). */
+const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p, char *buffer, size_t size) {
+    if (c->direction != p->direction) {
+        snprintf(buffer, size, "kernel direction %s != problem direction %s", DIRECTIONS[c->direction],
+                 DIRECTIONS[p->direction]);
+        return buffer;
+    }
+    if (c->dtype != p->dtype) {
+        snprintf(buffer, size, "kernel dtype %s != problem dtype %s", DTYPES[c->dtype], DTYPES[p->dtype]);
+        return buffer;
+    }
+    int64_t v = c->vector_width;
+    if (c->algorithm == GCONV_ALGORITHM_DIRECT) {
+        if (v > 1 && !(p->C == 1 && p->K == 1 && p->G % v == 0)) {
+            snprintf(buffer, size, "direct vector width %lld needs depthwise C=K=1 with G %% %lld == 0", (long long)v,
+                     (long long)v);
+            return buffer;
+        }
+        if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && (wide)p->C * p->Y * p->X > GCONV_MAX_GRID_Y) {
+            snprintf(buffer, size, "direct bwd_weight launches C*Y*X programs on grid axis 1, at most %d",
+                     GCONV_MAX_GRID_Y);
+            return buffer;
+        }
+        return NULL;
+    }
+    const char *fields[2] = {"C", "K"};
+    int64_t values[2] = {p->C, p->K};
+    int aligned = p->direction == GCONV_DIRECTION_FWD ? 1 : 2;
+    for (int i = 0; i < aligned; i++)
+        if (v > 1 && values[i] % v) {
+            snprintf(buffer, size, "vector width %lld needs %s %% %lld == 0 (%s=%lld)", (long long)v, fields[i],
+                     (long long)v, fields[i], (long long)values[i]);
+            return buffer;
+        }
+    if (c->groups_to_merge > p->G) {
+        snprintf(buffer, size, "merges %d groups but the problem has G=%lld", c->groups_to_merge, (long long)p->G);
+        return buffer;
+    }
+    if (c->pipeline != GCONV_PIPELINE_TMA) return NULL;
+    int64_t elt = gconv_dtype_bytes(p->dtype);
+    if (p->direction == GCONV_DIRECTION_FWD) {
+        wide row = (wide)p->Y * p->X * p->C * elt;
+        if (row % GCONV_TMA_ALIGN_BYTES) {
+            snprintf(buffer, size, "TMA needs Y*X*C*%lld bytes %% %d == 0 (weight rows), got %.0f", (long long)elt,
+                     GCONV_TMA_ALIGN_BYTES, (double)row);
+            return buffer;
+        }
+    } else if (p->direction == GCONV_DIRECTION_BWD_DATA) {
+        if (p->K % c->block_k) {
+            snprintf(buffer, size, "TMA bwd_data needs K %% block_k == 0 (K=%lld, block_k=%d)", (long long)p->K,
+                     c->block_k);
+            return buffer;
+        }
+        if (p->C * elt % GCONV_TMA_ALIGN_BYTES) {
+            snprintf(buffer, size, "TMA needs C*%lld bytes %% %d == 0, got %lld", (long long)elt,
+                     GCONV_TMA_ALIGN_BYTES, (long long)(p->C * elt));
+            return buffer;
+        }
+    } else if (p->K * elt % GCONV_TMA_ALIGN_BYTES) {
+        snprintf(buffer, size, "TMA needs K*%lld bytes %% %d == 0, got %lld", (long long)elt, GCONV_TMA_ALIGN_BYTES,
+                 (long long)(p->K * elt));
+        return buffer;
+    }
+    return NULL;
+}
+
+static int supports(const gconv_config *c, const gconv_prob *p) {
+    char reason[256];
+    return gconv_unsupported_reason(c, p, reason, sizeof reason) == NULL;
+}
+
+static gconv_prob with_channels(const gconv_prob *p, int64_t C, int64_t K) {
+    gconv_prob q = *p;
+    q.C = C;
+    q.K = K;
+    return q;
+}
+
+/* runtime/padding.py padding_for: the cheapest (C*K, C, K) padding that makes c run p; 0 when none does. */
+static int padding_for(const gconv_config *c, const gconv_prob *p, int64_t *padded_C, int64_t *padded_K) {
+    int64_t aligns[4] = {1, c->vector_width, 16 / gconv_dtype_bytes(p->dtype), c->block_k};
+    int count = 0;
+    int64_t sorted[4];
+    for (int i = 0; i < 4; i++) {  /* sorted({...}) */
+        int seen = 0;
+        for (int j = 0; j < count; j++) seen |= sorted[j] == aligns[i];
+        if (!seen) sorted[count++] = aligns[i];
+    }
+    for (int i = 1; i < count; i++)
+        for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+            int64_t t = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = t;
+        }
+    int found = 0;
+    wide best_area = 0;
+    int64_t best_C = 0, best_K = 0;
+    for (int i = 0; i < count; i++)
+        for (int j = 0; j < count; j++) {
+            int64_t C = (int64_t)round_up(p->C, sorted[i]), K = (int64_t)round_up(p->K, sorted[j]);
+            if (C == p->C && K == p->K) continue;
+            wide area = (wide)C * K;
+            if ((double)area > GCONV_MAX_GROWTH * (double)p->C * (double)p->K) continue;
+            gconv_prob q = with_channels(p, C, K);
+            if (!supports(c, &q)) continue;
+            if (!found || area < best_area || (area == best_area && (C < best_C || (C == best_C && K < best_K)))) {
+                found = 1;
+                best_area = area;
+                best_C = C;
+                best_K = K;
+            }
+        }
+    if (found) {
+        *padded_C = best_C;
+        *padded_K = best_K;
+    }
+    return found;
+}
+
+/* 1: runs p as it is; 2: runs p after padding to *padded_C x *padded_K; 0: cannot run p. */
+int gconv_candidate_for(const gconv_entry *entry, const gconv_prob *p, int64_t *padded_C, int64_t *padded_K) {
+    *padded_C = p->C;
+    *padded_K = p->K;
+    if (supports(&entry->config, p)) return 1;
+    return padding_for(&entry->config, p, padded_C, padded_K) ? 2 : 0;
+}
+
+void gconv_tile_grid(const gconv_config *c, const gconv_prob *p, int64_t grid[3]) {
+    wide g0, g1;
+    if (c->algorithm == GCONV_ALGORITHM_DIRECT) {
+        if (p->direction == GCONV_DIRECTION_FWD) {
+            g0 = cdiv((wide)p->N * p->Ho * p->Wo, c->block_m);
+            g1 = cdiv((wide)p->G * p->K, c->block_n);
+        } else if (p->direction == GCONV_DIRECTION_BWD_DATA) {
+            g0 = cdiv((wide)p->N * p->Hi * p->Wi, c->block_m);
+            g1 = cdiv((wide)p->G * p->C, c->block_n);
+        } else {
+            g0 = cdiv((wide)p->G * p->K, c->block_n);
+            g1 = (wide)p->C * p->Y * p->X;
+        }
+        grid[0] = (int64_t)g0;
+        grid[1] = (int64_t)g1;
+        grid[2] = p->direction == GCONV_DIRECTION_BWD_WEIGHT ? c->split_k : 1;
+        return;
+    }
+    wide gm = c->groups_to_merge, rows, cols;
+    if (p->direction == GCONV_DIRECTION_FWD) {
+        rows = (wide)p->N * p->Ho * p->Wo;
+        cols = gm * p->K;
+    } else if (p->direction == GCONV_DIRECTION_BWD_DATA) {
+        rows = (wide)p->N * p->Hi * p->Wi;
+        cols = gm * p->C;
+    } else {
+        rows = gm * p->K;
+        cols = (wide)p->Y * p->X * gm * p->C;
+    }
+    grid[0] = (int64_t)(cdiv(rows, c->block_m) * cdiv(cols, c->block_n));
+    grid[1] = (int64_t)cdiv(p->G, gm);
+    grid[2] = c->split_k;
+}
+
+static wide resident_blocks_per_sm(const gconv_config *c) {
+    const gconv_arch_spec *a = &gconv_arch_data;
+    wide threads = (wide)c->num_warps * a->warp_size;
+    wide by_threads = GCONV_MAX_THREADS_PER_SM / threads;
+    wide accumulators = c->algorithm == GCONV_ALGORITHM_IGEMM ? (wide)c->block_m * c->block_n / threads : 16;
+    wide by_registers = a->registers_per_sm / ((accumulators + GCONV_REGISTERS_OVERHEAD_PER_THREAD) * threads);
+    wide smem = c->algorithm == GCONV_ALGORITHM_IGEMM
+                    ? (wide)c->num_stages * (c->block_m + c->block_n) * c->block_k * gconv_dtype_bytes(c->dtype) : 0;
+    wide by_smem = smem ? a->max_smem_per_block_bytes / smem : by_threads;
+    return wmax(1, wmin(wmin(by_threads, by_registers), by_smem));
+}
+
+static wide problem_bytes(const gconv_prob *p) {
+    wide elements = (wide)p->N * p->G * p->C * p->Hi * p->Wi + (wide)p->G * p->K * p->C * p->Y * p->X +
+                    (wide)p->N * p->G * p->K * p->Ho * p->Wo;
+    return elements * gconv_dtype_bytes(p->dtype);
+}
+
+static wide flops(const gconv_prob *p) {
+    return (wide)2 * p->N * p->G * p->K * p->C * p->Ho * p->Wo * p->Y * p->X;
+}
+
+double gconv_flops(const gconv_prob *p) { return (double)flops(p); }
+
+static wide gemm_k(const gconv_prob *p) {
+    if (p->direction == GCONV_DIRECTION_FWD) return (wide)p->C * p->Y * p->X;
+    if (p->direction == GCONV_DIRECTION_BWD_DATA) return (wide)p->K * p->Y * p->X;
+    return (wide)p->N * p->Ho * p->Wo;
+}
+
+static wide reduction_length(const gconv_config *c, const gconv_prob *p) {
+    if (c->direction == GCONV_DIRECTION_BWD_WEIGHT)
+        return cdiv(cdiv(gemm_k(p), c->split_k), c->block_k) * c->block_k * c->split_k;
+    return cdiv(gemm_k(p), c->block_k) * c->block_k;
+}
+
+/* heuristics/analytic.py estimate(...).seconds */
+static double estimate_seconds(const gconv_config *c, const gconv_prob *p) {
+    const gconv_arch_spec *a = &gconv_arch_data;
+    int64_t grid[3];
+    gconv_tile_grid(c, p, grid);
+    wide programs = (wide)grid[0] * grid[1] * grid[2];
+    wide slots = (wide)a->sm_count * resident_blocks_per_sm(c);
+    wide waves = cdiv(programs, slots);
+    double utilisation = (double)programs / (double)(waves * slots);
+    wide work;
+    double peak, memory_efficiency;
+    int bytes = gconv_dtype_bytes(c->dtype);
+    if (c->algorithm == GCONV_ALGORITHM_DIRECT) {
+        work = flops(p);
+        peak = a->cuda_core_tflops * 1e12 * GCONV_DIRECT_PEAK_FRACTION;
+        memory_efficiency = dmin(1.0, 0.25 + 0.75 * c->vector_width * bytes / a->max_vector_bytes);
+    } else {
+        work = (wide)2 * grid[0] * grid[1] * c->block_m * c->block_n * reduction_length(c, p);
+        double size_factor = pow(dmin(1.0, (double)(c->block_m * c->block_n) / GCONV_FULL_EFFICIENCY_TILE), 0.35);
+        peak = a->peak_tflops[c->dtype] * 1e12 * GCONV_PEAK_FRACTION * size_factor;
+        memory_efficiency = dmin(1.0, 0.4 + 0.6 * c->vector_width * bytes / a->max_vector_bytes);
+    }
+    double compute_s = (double)work / (peak * utilisation);
+    wide traffic = problem_bytes(p);
+    if (c->direction == GCONV_DIRECTION_BWD_WEIGHT && c->split_k > 1)
+        traffic += (wide)2 * c->split_k * p->G * p->K * p->C * p->Y * p->X * 4;
+    double memory_s = (double)traffic / (a->dram_bandwidth_gbs * 1e9 * memory_efficiency);
+    double seconds = dmax(compute_s, memory_s);
+    if (c->pipeline == GCONV_PIPELINE_PERSISTENT) seconds *= GCONV_PERSISTENT_GAIN;
+    return seconds + GCONV_LAUNCH_LATENCY_S;
+}
+
+/* runtime/padding.py padding_bytes */
+static wide padding_bytes(const gconv_prob *p, int64_t PC, int64_t PK) {
+    wide x = (wide)p->N * p->G * p->Hi * p->Wi, y = (wide)p->N * p->G * p->Ho * p->Wo, w = (wide)p->G * p->Y * p->X;
+    wide C = p->C, K = p->K, total;
+    if (p->direction == GCONV_DIRECTION_FWD)
+        total = x * (C + PC) + w * (K * C + (wide)PK * PC) + y * (PK + K);
+    else if (p->direction == GCONV_DIRECTION_BWD_DATA)
+        total = y * (K + PK) + w * (K * C + (wide)PK * PC) + x * (PC + C);
+    else
+        total = x * (C + PC) + y * (K + PK) + w * ((wide)PK * PC + K * C);
+    return total * gconv_dtype_bytes(p->dtype);
+}
+
+/* runtime/selection.py predicted_seconds */
+double gconv_predicted_seconds(const gconv_config *c, const gconv_prob *p, int64_t padded_C, int64_t padded_K) {
+    if (padded_C == p->C && padded_K == p->K) return estimate_seconds(c, p);
+    gconv_prob q = with_channels(p, padded_C, padded_K);
+    double copies = (double)padding_bytes(p, padded_C, padded_K) / (gconv_arch_data.dram_bandwidth_gbs * 1e9);
+    return estimate_seconds(c, &q) + copies;
+}
+
+/* runtime/selection.py rule_choice (kernel NULL) or forced_choice (kernel named). */
+gconv_status gconv_choose(const gconv_prob *p, const char *kernel, gconv_choice *choice) {
+    memset(choice, 0, sizeof *choice);
+    if (kernel != NULL) {
+        for (size_t i = 0; i < gconv_entry_count; i++) {
+            const gconv_entry *e = &gconv_entries[i];
+            if (strcmp(e->name, kernel) != 0) continue;
+            if (!gconv_candidate_for(e, p, &choice->padded_C, &choice->padded_K)) {
+                char reason[256];
+                return gconv_fail(GCONV_STATUS_UNSUPPORTED, "kernel '%s' cannot run this problem: %s", kernel,
+                                  gconv_unsupported_reason(&e->config, p, reason, sizeof reason));
+            }
+            choice->entry = e;
+            choice->candidates = 1;
+            choice->seconds = gconv_predicted_seconds(&e->config, p, choice->padded_C, choice->padded_K);
+            return GCONV_STATUS_SUCCESS;
+        }
+        return gconv_fail(GCONV_STATUS_UNKNOWN_KERNEL,
+                          "kernel '%s' is not in this library (rule set '%s', %s); gconv_kernel_name lists them",
+                          kernel, gconv_rule_set_name, gconv_arch_name);
+    }
+    for (size_t i = 0; i < gconv_entry_count; i++) {
+        const gconv_entry *e = &gconv_entries[i];
+        if (e->config.direction != p->direction || e->config.dtype != p->dtype) continue;
+        int64_t C, K;
+        if (!gconv_candidate_for(e, p, &C, &K)) continue;
+        double seconds = gconv_predicted_seconds(&e->config, p, C, K);
+        choice->candidates++;
+        if (choice->entry == NULL || seconds < choice->seconds ||
+            (seconds == choice->seconds && strcmp(e->name, choice->entry->name) < 0)) {
+            choice->entry = e;
+            choice->seconds = seconds;
+            choice->padded_C = C;
+            choice->padded_K = K;
+        }
+    }
+    if (choice->entry == NULL)
+        return gconv_fail(GCONV_STATUS_UNSUPPORTED,
+                          "no instance of rule set '%s' runs this %s %s problem on %s (the Python runtime would use "
+                          "the vendor path)", gconv_rule_set_name, DIRECTIONS[p->direction], DTYPES[p->dtype],
+                          gconv_arch_name);
+    return GCONV_STATUS_SUCCESS;
+}

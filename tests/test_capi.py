@@ -1,0 +1,324 @@
+"""libgconv through ctypes (gconv.capi): C selection == Python's rule selection, the registry export, error statuses.
+
+Needs the library CMake builds (docs/cmake.md); skipped with the reason when it is not built. The GPU test runs only
+where a CUDA device of the library's arch is present.
+"""
+import ctypes
+import json
+import random
+
+import pytest
+
+from gconv import Problem
+from gconv.capi import CapiError, CProblem, Library, find_library
+from gconv.paths import GENERATED_DIR
+from gconv.runtime.selection import candidates, predicted_seconds, rule_choice
+
+SEEDED_PROBLEMS = 400
+
+
+@pytest.fixture(scope="module")
+def lib() -> Library:
+    try:
+        path = find_library()
+    except FileNotFoundError as error:
+        pytest.skip(str(error))
+    return Library(path)
+
+
+def seeded_problems(seed: int, count: int) -> list[Problem]:
+    """Shapes across the axes the support checks and the estimate react to: odd, aligned and depthwise channels,
+    merged-group counts, strides, padding and dilation; every direction and dtype. Tensors stay 32-bit indexable."""
+    rng = random.Random(seed)
+    problems = []
+    while len(problems) < count:
+        G = rng.choice([1, 2, 3, 4, 8, 16, 32, 64, 96, 128, 256])
+        channels = [1, 2, 3, 4, 5, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256]
+        C, K = (1, 1) if rng.random() < 0.2 else (rng.choice(channels), rng.choice(channels))
+        Y = rng.choice([1, 3, 5, 7])
+        X = Y if rng.random() < 0.8 else rng.choice([1, 3])
+        fields = dict(direction=rng.choice(["fwd", "bwd_data", "bwd_weight"]), dtype=rng.choice(["fp16", "bf16", "fp32"]),
+                      N=rng.choice([1, 2, 4, 8, 32, 128]), G=G, C=C, K=K, Hi=rng.choice([1, 7, 14, 28, 56, 112]),
+                      Y=Y, X=X, stride_h=rng.choice([1, 1, 2]), pad_h=rng.choice([0, Y // 2]),
+                      dil_h=rng.choice([1, 1, 1, 2]))
+        fields.update(Wi=fields["Hi"] if rng.random() < 0.8 else rng.choice([5, 9, 30]), stride_w=fields["stride_h"],
+                      pad_w=fields["pad_h"], dil_w=fields["dil_h"])
+        try:
+            problem = Problem(**fields)
+        except ValueError:
+            continue  # the filter does not fit the padded input
+        elements = max(problem.N * G * C * problem.Hi * problem.Wi, G * K * C * Y * X,
+                       problem.N * G * K * problem.Ho * problem.Wo)
+        if elements < 2**31:
+            problems.append(problem)
+    return problems
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_c_selection_equals_python_rule_selection(lib, seed):
+    mismatches = []
+    for problem in seeded_problems(seed, SEEDED_PROBLEMS):
+        expected = rule_choice(problem, lib.rule_set, lib.arch)
+        if expected.name == "cudnn":
+            assert not lib.is_supported(problem), problem.key
+            with pytest.raises(CapiError) as error:
+                lib.select(problem)
+            assert error.value.status == "UNSUPPORTED", problem.key
+            continue
+        assert lib.is_supported(problem), problem.key
+        got = lib.select(problem)
+        pool = [c for c in candidates(problem, lib.rule_set, lib.arch) if c.entry is not None]
+        best = next(c for c in pool if c.name == expected.name)
+        tflops = problem.flops / predicted_seconds(best, problem, lib.arch) / 1e12
+        padding = (expected.padding.padded_C, expected.padding.padded_K) if expected.padding else (problem.C, problem.K)
+        if (got.name, (got.padded_C, got.padded_K), got.candidates, got.predicted_tflops) != \
+                (expected.name, padding, len(pool), tflops):
+            mismatches.append(f"{problem.key}: C {got} != Python {expected.name} {padding} {len(pool)} {tflops!r}")
+        assert lib.select_kernel(problem) == got.name
+    assert not mismatches, "\n".join(mismatches[:10])
+
+
+def test_c_selection_equals_gconv_select_without_a_model(lib):
+    import gconv
+    from gconv.heuristics.model import find_model
+
+    checked = 0
+    for problem in seeded_problems(7, 60):
+        if find_model(problem.direction.value, problem.dtype.value, lib.arch) is not None:
+            continue  # a trained model decides in Python; the C library uses the rule heuristic
+        expected = gconv.select(problem, arch=lib.arch, rule_set=lib.rule_set)
+        if expected.name != "cudnn":
+            assert lib.select_kernel(problem) == expected.name, problem.key
+            checked += 1
+    if not checked:
+        pytest.skip(f"trained models exist for every sampled target on {lib.arch}")
+
+
+def test_selection_of_fixed_problems_is_deterministic(lib):
+    problem = Problem(direction="fwd", dtype="bf16", N=32, G=32, C=4, K=4, Hi=56, Wi=56, Y=3, X=3, stride_h=1,
+                      stride_w=1, pad_h=1, pad_w=1, dil_h=1, dil_w=1)
+    assert len({lib.select_kernel(problem) for _ in range(5)}) == 1
+    assert Library(lib.path).select_kernel(problem) == lib.select_kernel(problem)
+
+
+def test_registry_export_is_the_generated_registry(lib):
+    text = lib.registry_json()
+    assert text == (GENERATED_DIR / lib.rule_set / "registry.json").read_text()
+    entries = json.loads(text)["entries"]
+    assert lib.kernel_names() == [e["name"] for e in entries if lib.arch in e["archs"]]
+    assert lib.kernel_count() == len(lib.kernel_names())
+
+
+def test_registry_export_into_a_small_buffer(lib):
+    needed = lib.lib.gconv_registry_json_size() + 1
+    written = ctypes.c_size_t()
+    status = lib.lib.gconv_export_registry_json(ctypes.create_string_buffer(10), 10, ctypes.byref(written))
+    assert status == 3 and written.value == needed
+    assert lib.lib.gconv_last_error().decode() == \
+        f"the registry JSON needs a buffer of {needed} bytes ({needed - 1} and the NUL); got 10"
+
+
+def raw_problem(**overrides) -> CProblem:
+    fields = dict(direction=0, dtype=1, N=2, G=4, C=8, K=8, Hi=8, Wi=8, Y=3, X=3, stride_h=1, stride_w=1, pad_h=1,
+                  pad_w=1, dil_h=1, dil_w=1)
+    fields.update(overrides)
+    return CProblem(**fields)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"N": 0}, "problem.N must be positive; got 0"),
+    ({"C": -3}, "problem.C must be positive; got -3"),
+    ({"pad_w": -1}, "problem.pad_w must be >= 0; got -1"),
+    ({"dil_h": 0}, "problem.dil_h must be positive; got 0"),
+    ({"direction": 7}, "problem.direction must be 0 (fwd), 1 (bwd_data) or 2 (bwd_weight); got 7"),
+    ({"dtype": -1}, "problem.dtype must be 0 (fp16), 1 (bf16) or 2 (fp32); got -1"),
+    ({"Hi": 2, "Wi": 2, "Y": 7, "X": 7, "pad_h": 0, "pad_w": 0},
+     "output size would be -4x-4: the dilated filter (7x7) is larger than the padded input (2x2)"),
+    ({"N": 4096, "G": 64, "C": 64, "Hi": 32, "Wi": 32},
+     "tensor x would have 17179869184 elements; gconv's kernels index with 32-bit integers (at most 2147483647 "
+     "elements per tensor)"),
+    ({"K": 2**31}, "problem.K must be at most 2147483647; got 2147483648"),
+])
+def test_invalid_problems_are_rejected_with_the_reason(lib, overrides, message):
+    for call in (lib.select_kernel, lib.is_supported, lib.workspace_size):
+        with pytest.raises(CapiError) as error:
+            call(raw_problem(**overrides))
+        assert (error.value.status, error.value.message) == ("INVALID_ARGUMENT", message)
+
+
+def test_output_size_message_matches_python(lib):
+    with pytest.raises(ValueError) as python_error:
+        Problem(direction="fwd", dtype="bf16", N=2, G=4, C=8, K=8, Hi=2, Wi=2, Y=7, X=7)
+    with pytest.raises(CapiError) as c_error:
+        lib.select(raw_problem(Hi=2, Wi=2, Y=7, X=7, pad_h=0, pad_w=0))
+    assert c_error.value.message in str(python_error.value)
+
+
+def test_name_buffer_too_small(lib):
+    problem = raw_problem()
+    name = lib.select_kernel(problem)
+    with pytest.raises(CapiError) as error:
+        lib.select_kernel(problem, buffer_size=4)
+    assert (error.value.status, error.value.message) == \
+        ("BUFFER_TOO_SMALL", f"kernel name needs a buffer of {len(name) + 1} bytes ({len(name)} and the NUL); got 4")
+
+
+def test_kernel_index_out_of_range(lib):
+    count = lib.kernel_count()
+    status = lib.lib.gconv_kernel_name(count, ctypes.create_string_buffer(128), 128)
+    assert status == 1
+    assert lib.lib.gconv_last_error().decode() == f"kernel index {count} is out of range: the library holds {count}"
+
+
+def test_unknown_and_unfit_forced_kernels(lib):
+    with pytest.raises(CapiError) as error:
+        lib.workspace_size(raw_problem(), kernel="fwd_bf16_no_such_kernel")
+    assert (error.value.status, error.value.message) == (
+        "UNKNOWN_KERNEL", f"kernel 'fwd_bf16_no_such_kernel' is not in this library (rule set '{lib.rule_set}', "
+                          f"{lib.arch}); gconv_kernel_name lists them")
+    from gconv.runtime.selection import forced_choice
+
+    problem = Problem(direction="fwd", dtype="bf16", N=2, G=4, C=8, K=8, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
+    other = next(name for name in lib.kernel_names() if not name.startswith("fwd_bf16"))
+    with pytest.raises(ValueError) as python_error:
+        forced_choice(other, problem, lib.rule_set, lib.arch)
+    with pytest.raises(CapiError) as c_error:
+        lib.workspace_size(problem, kernel=other)
+    assert (c_error.value.status, c_error.value.message) == ("UNSUPPORTED", str(python_error.value))
+
+
+def test_run_checks_pointers_before_the_device(lib):
+    problem = raw_problem()
+    with pytest.raises(CapiError) as error:
+        lib.run(problem, 0, 256, 512)
+    assert (error.value.status, error.value.message) == ("INVALID_ARGUMENT", "a is NULL")
+    with pytest.raises(CapiError) as error:
+        lib.run(problem, 256, 0x101, 512)
+    assert (error.value.status, error.value.message) == (
+        "INVALID_ARGUMENT", "b (0x101) is not 16-byte aligned; the ahead-of-time kernels assume aligned tensors (as "
+                            "cudaMalloc returns them)")
+
+
+def _has_driver() -> bool:
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(_has_driver(), reason="an NVIDIA driver is present: gconv_run would use it")
+def test_run_without_a_driver_reports_no_device(lib):
+    with pytest.raises(CapiError) as error:
+        lib.run(raw_problem(), 256, 512, 768)
+    assert error.value.status == "NO_DEVICE"
+    assert error.value.message.startswith("no NVIDIA driver: cannot load libcuda.so.1 (")
+    assert lib.select_kernel(raw_problem())  # the CPU half keeps working
+
+
+def _gpu_reason(lib) -> str | None:
+    import torch
+
+    if not torch.cuda.is_available():
+        return "no CUDA device"
+    from gconv.runtime.device import arch_of
+
+    arch = arch_of(torch.device("cuda"))
+    return None if arch == lib.arch else f"the device is {arch}, the library holds {lib.arch} cubins"
+
+
+@pytest.mark.parametrize("direction", ["fwd", "bwd_data", "bwd_weight"])
+@pytest.mark.parametrize("shape", [dict(C=8, K=16, G=4), dict(C=3, K=5, G=3), dict(C=1, K=1, G=32)])
+def test_c_run_equals_the_triton_jit_path(lib, direction, shape):
+    reason = _gpu_reason(lib)
+    if reason:
+        pytest.skip(reason)
+    import torch
+
+    import gconv
+    from gconv.runtime.api import execute
+    from gconv.runtime.reference import random_operands, relative_error, result_shape
+
+    problem = Problem(direction=direction, dtype="fp16", N=2, Hi=10, Wi=9, Y=3, X=3, stride_h=2, stride_w=1, pad_h=1,
+                      pad_w=1, **shape)
+    name = lib.select_kernel(problem)
+    assert name == gconv.select(problem, arch=lib.arch, rule_set=lib.rule_set).name or _has_model(problem, lib)
+    a, b = random_operands(problem, "cuda")
+    out = torch.full(result_shape(problem), float("nan"), dtype=a.dtype, device="cuda") \
+        .contiguous(memory_format=torch.channels_last)
+    lib.run_tensors(problem, a, b, out, kernel=name)
+    expected = execute(problem, a, b, kernel=name, rule_set=lib.rule_set)
+    torch.cuda.synchronize()
+    assert relative_error(out, expected.double()) < 1e-3, name
+
+
+def _has_model(problem, lib) -> bool:
+    from gconv.heuristics.model import find_model
+
+    return find_model(problem.direction.value, problem.dtype.value, lib.arch) is not None
+
+
+def _device_problem(entry):
+    """A small problem the instance runs (directly or after padding), shaped by its axes."""
+    c = entry.config
+    if c.algorithm.value == "direct":
+        channels, groups = (1, max(16, c.vector_width)) if c.vector_width > 1 else (5, 3)
+    else:
+        channels, groups = max(32, c.block_k), max(2, c.groups_to_merge)
+    return Problem(direction=c.direction, dtype=c.dtype, N=2, G=groups, C=channels, K=channels, Hi=9, Wi=10, Y=3,
+                   X=3, stride_h=1, stride_w=2, pad_h=1, pad_w=1)
+
+
+def test_every_library_kernel_on_the_device(lib):
+    """gconv_run with each instance forced (split-K workspaces, TMA scratch, persistent grids, padding copies)
+    against the float64 reference, outputs poisoned with NaN first."""
+    reason = _gpu_reason(lib)
+    if reason:
+        pytest.skip(reason)
+    import torch
+
+    from gconv.runtime.reference import RELATIVE_ERROR_BOUND, poisoned_output, random_operands, reference, \
+        relative_error
+    from gconv.runtime.registry import entries_by_name
+    from gconv.runtime.selection import candidate_for
+
+    entries = entries_by_name(lib.rule_set)
+    failures, padded = [], 0
+    for name in lib.kernel_names():
+        problem = _device_problem(entries[name])
+        candidate = candidate_for(entries[name], problem)
+        assert candidate is not None, f"{name}: no test problem for it"
+        padded += candidate.padding is not None
+        a, b = random_operands(problem, "cuda")
+        out = poisoned_output(problem, "cuda")
+        lib.run_tensors(problem, a, b, out, kernel=name)
+        torch.cuda.synchronize()
+        error = relative_error(out, reference(problem, a, b))
+        if not error <= RELATIVE_ERROR_BOUND[problem.dtype]:
+            failures.append(f"{name} on {problem.key}: relative error {error:.3g}")
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("direction", ["fwd", "bwd_data", "bwd_weight"])
+def test_padded_run_on_the_device(lib, direction):
+    """A vector-width-8 instance forced onto C=6, K=12: gconv_run pads the channels per group, then unpads."""
+    reason = _gpu_reason(lib)
+    if reason:
+        pytest.skip(reason)
+    import torch
+
+    from gconv.runtime.reference import RELATIVE_ERROR_BOUND, poisoned_output, random_operands, reference, \
+        relative_error
+    from gconv.runtime.registry import entries_by_name
+    from gconv.runtime.selection import candidate_for
+
+    problem = Problem(direction=direction, dtype="fp16", N=2, G=4, C=6, K=12, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
+    entries = entries_by_name(lib.rule_set)
+    names = [n for n in lib.kernel_names() if (c := candidate_for(entries[n], problem)) and c.padding is not None]
+    if not names:
+        pytest.skip(f"no instance of {lib.rule_set} pads this problem")
+    a, b = random_operands(problem, "cuda")
+    out = poisoned_output(problem, "cuda")
+    lib.run_tensors(problem, a, b, out, kernel=names[0])
+    torch.cuda.synchronize()
+    assert relative_error(out, reference(problem, a, b)) <= RELATIVE_ERROR_BOUND[problem.dtype], names[0]
