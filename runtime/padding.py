@@ -5,6 +5,8 @@ padded channels are dropped. The selector weighs the copies against the faster k
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import torch
 from pydantic import BaseModel, ConfigDict
 
@@ -35,19 +37,23 @@ class ChannelPadding(BaseModel):
         return "channels per group padded: " + ", ".join(parts)
 
 
+@lru_cache(maxsize=4096)
+def _with_channels(problem: Problem, C: int, K: int) -> Problem:
+    """problem with other channels per group (cached: selection asks for the same few for every instance)."""
+    return problem.model_copy(update={"C": C, "K": K})
+
+
 def padding_for(config: KernelConfig, problem: Problem) -> ChannelPadding | None:
     """The cheapest channel padding that lets config run problem (None when none does or it costs too much)."""
     aligns = sorted({1, config.vector_width, 16 // problem.dtype.bytes, config.block_k})
     options = []
     for c_align in aligns:
         for k_align in aligns:
-            padded = problem.model_copy(update={"C": _round_up(problem.C, c_align), "K": _round_up(problem.K, k_align)})
-            if (padded.C, padded.K) == (problem.C, problem.K):
+            c, k = _round_up(problem.C, c_align), _round_up(problem.K, k_align)
+            if (c, k) == (problem.C, problem.K) or c * k > MAX_GROWTH * problem.C * problem.K:
                 continue
-            if padded.C * padded.K > MAX_GROWTH * problem.C * problem.K:
-                continue
-            if unsupported_reason(config, padded) is None:
-                options.append((padded.C * padded.K, padded.C, padded.K))
+            if unsupported_reason(config, _with_channels(problem, c, k)) is None:
+                options.append((c * k, c, k))
     if not options:
         return None
     _, c, k = min(options)
@@ -55,7 +61,7 @@ def padding_for(config: KernelConfig, problem: Problem) -> ChannelPadding | None
 
 
 def padded_problem(problem: Problem, padding: ChannelPadding) -> Problem:
-    return problem.model_copy(update={"C": padding.padded_C, "K": padding.padded_K})
+    return _with_channels(problem, padding.padded_C, padding.padded_K)
 
 
 def pad_activation(t: torch.Tensor, groups: int, per_group: int) -> torch.Tensor:

@@ -12,7 +12,7 @@ from gconv.schemas import Direction, DType, Problem, RegistryEntry
 
 from .padding import ChannelPadding, padded_problem, padding_bytes, padding_for
 from .registry import VENDOR_KERNEL, active_rule_set, entries_by_name, load_arch_spec, load_registry
-from .support import unsupported_reason
+from .support import support_key, unsupported_reason
 
 DEFAULT_ARCH = "sm_90"
 
@@ -66,11 +66,22 @@ def candidate_for(entry: RegistryEntry, problem: Problem) -> Candidate | None:
     return Candidate(entry, padding) if padding else None
 
 
+_supported: dict[tuple, tuple[Candidate, ...]] = {}
+
+
 def candidates(problem: Problem, rule_set: str | None = None, arch: str | None = None) -> list[Candidate]:
-    """Every instance of the registry that runs problem on arch (some after padding), then the vendor path."""
-    found = [c for e in _pool(active_rule_set(rule_set), problem.direction, problem.dtype, arch or default_arch())
-             if (c := candidate_for(e, problem)) is not None]
-    return found + [Candidate(None)]
+    """Every instance of the registry that runs problem on arch (some after padding), then the vendor path.
+
+    Memoised per support key (the fields support and padding read): layers that differ only in batch, spatial
+    size, stride, padding or dilation share the enumeration.
+    """
+    rule_set, arch = active_rule_set(rule_set), arch or default_arch()
+    key = (rule_set, arch, support_key(problem))
+    found = _supported.get(key)
+    if found is None:
+        found = _supported[key] = tuple(c for e in _pool(rule_set, problem.direction, problem.dtype, arch)
+                                        if (c := candidate_for(e, problem)) is not None)
+    return [*found, Candidate(None)]
 
 
 def kernels_for(problem: Problem, rule_set: str | None = None, arch: str | None = None) -> list[str]:
@@ -149,7 +160,9 @@ def select(problem: Problem, arch: str | None = None, rule_set: str | None = Non
 
 
 def clear_cache() -> None:
+    """Forget every cached choice and candidate enumeration."""
     _cache.clear()
+    _supported.clear()
 
 
 def forced_choice(name: str, problem: Problem, rule_set: str | None = None, arch: str | None = None) -> KernelChoice:

@@ -7,6 +7,15 @@ TMA_ALIGN_BYTES = 16
 MAX_GRID_Y = 65535
 
 
+def support_key(problem: Problem) -> tuple:
+    """Every problem field unsupported_reason (and channel padding) reads: equal keys -> equal answers.
+
+    Keep in step with unsupported_reason; tests/test_api.py checks the invariance on random problems.
+    """
+    p = problem
+    return p.direction, p.dtype, p.G, p.C, p.K, p.Y, p.X
+
+
 def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
     """None if config computes problem correctly, else the first reason it cannot."""
     if config.direction is not problem.direction:

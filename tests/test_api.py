@@ -85,6 +85,34 @@ def test_problem_as_written_in_the_design_selects_and_lists_kernels():
     assert choice.source == "model"  # the checked-in heuristics/models/sm_90/fwd_bf16
 
 
+def test_support_depends_only_on_the_support_key():
+    """candidates() memoises per support_key: problems differing elsewhere must get the same support answers."""
+    import random
+
+    from gconv.runtime.padding import padding_for
+    from gconv.runtime.registry import load_registry
+    from gconv.runtime.support import support_key, unsupported_reason
+
+    entries = load_registry("full").entries
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(60):
+        fields = dict(direction=rng.choice(["fwd", "bwd_data", "bwd_weight"]), dtype=rng.choice(["fp16", "bf16"]),
+                      G=rng.choice([1, 2, 3, 32]), C=rng.choice([1, 3, 6, 8, 16, 24]), K=rng.choice([1, 5, 8, 32]),
+                      Y=rng.choice([1, 3, 7]), X=rng.choice([1, 3, 5]))
+        a = gconv.Problem(N=1, Hi=9, Wi=11, **fields)
+        b = gconv.Problem(N=rng.choice([2, 32]), Hi=rng.randint(20, 90), Wi=rng.randint(20, 90),
+                          stride_h=2, stride_w=rng.choice([1, 2]), pad_h=rng.choice([0, 1, 3]), pad_w=1, dil_h=2,
+                          dil_w=rng.choice([1, 2]), **fields)
+        assert support_key(a) == support_key(b)
+        for entry in entries:
+            if entry.config.direction is a.direction and entry.config.dtype is a.dtype:
+                assert unsupported_reason(entry.config, a) == unsupported_reason(entry.config, b), entry.name
+                assert padding_for(entry.config, a) == padding_for(entry.config, b), entry.name
+                checked += 1
+    assert checked > 8_000
+
+
 def test_selection_is_cached_per_problem():
     gconv.clear_cache()
     problem = gconv.Problem(direction="bwd_weight", dtype="fp16", N=8, G=4, C=24, K=24, Hi=14, Wi=14, Y=3, X=3,

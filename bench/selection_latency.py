@@ -1,0 +1,75 @@
+"""Selection latency on this CPU: `gconv.select` for a new problem (cold and with a seen support key) and a cached one.
+
+    python bench/selection_latency.py [--samples 300] [--rule-set default] [--arch sm_90]
+
+- cold: every cache cleared first (a problem whose channels / filter nobody asked about before);
+- warm support: a new problem key whose support key (direction, dtype, G, C, K, Y, X) was enumerated before
+  (other batch, spatial size, stride, padding or dilation: the common case inside one network);
+- cached: the same problem again.
+Problems are seeded synthetic shapes (never model-zoo layers). Prints median and P99 per direction in microseconds.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+import gconv
+from gconv.schemas import Problem
+from gconv.tables import table
+
+
+def random_problem(rng: random.Random, direction: str, dtype: str) -> Problem:
+    k = rng.choice([1, 2, 4, 8, 16, 32, 64, 128])
+    return Problem(direction=direction, dtype=dtype, N=rng.choice([1, 8, 32]), G=rng.choice([1, 2, 4, 8, 32, 64]),
+                   C=rng.choice([1, 3, 4, 8, 16, 24, 64, 128]), K=k, Hi=rng.randint(7, 112), Wi=rng.randint(7, 112),
+                   Y=(y := rng.choice([1, 3, 5, 7])), X=y, pad_h=y // 2, pad_w=y // 2, stride_h=(s := rng.choice([1, 2])),
+                   stride_w=s)
+
+
+def respaced(problem: Problem, rng: random.Random) -> Problem:
+    """Same support key, another problem key."""
+    return problem.model_copy(update={"N": problem.N + rng.randint(1, 7), "Hi": problem.Hi + rng.randint(1, 9),
+                                      "Wi": problem.Wi + rng.randint(1, 9)})
+
+
+def timed(call) -> float:
+    started = time.perf_counter()
+    call()
+    return (time.perf_counter() - started) * 1e6
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--samples", type=int, default=300)
+    parser.add_argument("--dtype", default="bf16")
+    parser.add_argument("--rule-set", default="default")
+    parser.add_argument("--arch", default="sm_90")
+    args = parser.parse_args()
+    rng = random.Random(0)
+    rows = []
+    for direction in ("fwd", "bwd_data", "bwd_weight"):
+        select = lambda p: gconv.select(p, arch=args.arch, rule_set=args.rule_set)  # noqa: E731
+        select(random_problem(rng, direction, args.dtype))  # load registry and model once
+        cold, warm, cached, sources = [], [], [], set()
+        for _ in range(args.samples):
+            problem = random_problem(rng, direction, args.dtype)
+            gconv.clear_cache()
+            cold.append(timed(lambda: sources.add(select(problem).source)))
+            sibling = respaced(problem, rng)
+            warm.append(timed(lambda: select(sibling)))
+            cached.append(timed(lambda: select(problem)))
+        for label, values in (("cold", cold), ("warm support", warm), ("cached", cached)):
+            rows.append([f"{direction}/{args.dtype}", label, "/".join(sorted(sources)), len(values),
+                         f"{statistics.median(values):.1f}", f"{percentile(values, 0.99):.1f}"])
+    print(table(["target", "new problem?", "selector", "samples", "median us", "P99 us"], rows))
+
+
+if __name__ == "__main__":
+    main()
