@@ -52,6 +52,9 @@ class CapiError(GconvError):
         super().__init__(f"{self.status}: {message}")
 
 
+SOURCES = ("rule", "model")  # gconv_selection.source: GCONV_SOURCE_RULE, GCONV_SOURCE_MODEL
+
+
 @dataclass(frozen=True)
 class Selection:
     name: str
@@ -59,6 +62,7 @@ class Selection:
     padded_C: int
     padded_K: int
     candidates: int
+    source: str = "rule"  # "model": the trained model of the problem's direction and dtype chose
 
 
 def find_library() -> Path:
@@ -96,6 +100,11 @@ class Library:
             "gconv_registry_json_size": (ctypes.c_size_t, []),
             "gconv_export_registry_json": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t,
                                                           ctypes.POINTER(ctypes.c_size_t)]),
+            "gconv_model_name": (ctypes.c_char_p, [ctypes.c_int32, ctypes.c_int32]),
+            "gconv_feature_count": (ctypes.c_size_t, []),
+            "gconv_debug_features": (ctypes.c_int, [ctypes.POINTER(CProblem), ctypes.c_char_p,
+                                                    ctypes.POINTER(ctypes.c_double), ctypes.c_size_t,
+                                                    ctypes.POINTER(ctypes.c_double)]),
             "gconv_last_error": (ctypes.c_char_p, []),
             "gconv_status_name": (ctypes.c_char_p, [ctypes.c_int]),
         }
@@ -145,7 +154,22 @@ class Library:
     def select(self, problem: Problem | CProblem) -> Selection:
         out = CSelection()
         self._check(self.lib.gconv_select(ctypes.byref(self._problem(problem)), ctypes.byref(out)))
-        return Selection(out.kernel.decode(), out.predicted_tflops, out.padded_C, out.padded_K, out.candidates)
+        return Selection(out.kernel.decode(), out.predicted_tflops, out.padded_C, out.padded_K, out.candidates,
+                         SOURCES[out.source])
+
+    def model_name(self, direction: Direction | str, dtype: DType | str) -> str | None:
+        """The selection model compiled in for a target ("sm_90/fwd_bf16"), None where the rule heuristic selects."""
+        name = self.lib.gconv_model_name(DIRECTIONS.index(Direction(direction)), DTYPES.index(DType(dtype)))
+        return name.decode() if name else None
+
+    def debug_features(self, problem: Problem | CProblem, kernel: str) -> tuple[list[float], float]:
+        """Testing: the kernel's feature row on the problem (padded as selection pads it) and the model's raw score
+        (NaN without a model)."""
+        count = self.lib.gconv_feature_count()
+        features, raw = (ctypes.c_double * count)(), ctypes.c_double()
+        self._check(self.lib.gconv_debug_features(ctypes.byref(self._problem(problem)), kernel.encode(), features,
+                                                  count, ctypes.byref(raw)))
+        return list(features), raw.value
 
     def workspace_size(self, problem: Problem | CProblem, kernel: str | None = None) -> int:
         size = ctypes.c_size_t()

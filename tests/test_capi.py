@@ -1,13 +1,16 @@
-"""libgconv through ctypes (gconv.capi): C selection == Python's rule selection, the registry export, error statuses.
+"""libgconv through ctypes (gconv.capi): C selection == Python's selection (the rule heuristic, and the trained models
+converted to C: feature rows, raw scores, choices), the registry export, error statuses.
 
 Needs the library CMake builds (docs/cmake.md); skipped with the reason when it is not built. The GPU test runs only
 where a CUDA device of the library's arch is present.
 """
 import ctypes
 import json
+import math
 import os
 import random
 
+import numpy as np
 import pytest
 
 from gconv import Problem
@@ -27,7 +30,7 @@ def lib() -> Library:
     return Library(path)
 
 
-def seeded_problems(seed: int, count: int) -> list[Problem]:
+def seeded_problems(seed: int, count: int, dtypes: tuple[str, ...] = ("fp16", "bf16", "fp32")) -> list[Problem]:
     """Shapes across the axes the support checks and the estimate react to: odd, aligned and depthwise channels,
     merged-group counts, strides, padding and dilation; every direction and dtype. Tensors stay 32-bit indexable."""
     rng = random.Random(seed)
@@ -38,7 +41,7 @@ def seeded_problems(seed: int, count: int) -> list[Problem]:
         C, K = (1, 1) if rng.random() < 0.2 else (rng.choice(channels), rng.choice(channels))
         Y = rng.choice([1, 3, 5, 7])
         X = Y if rng.random() < 0.8 else rng.choice([1, 3])
-        fields = dict(direction=rng.choice(["fwd", "bwd_data", "bwd_weight"]), dtype=rng.choice(["fp16", "bf16", "fp32"]),
+        fields = dict(direction=rng.choice(["fwd", "bwd_data", "bwd_weight"]), dtype=rng.choice(dtypes),
                       N=rng.choice([1, 2, 4, 8, 32, 128]), G=G, C=C, K=K, Hi=rng.choice([1, 7, 14, 28, 56, 112]),
                       Y=Y, X=X, stride_h=rng.choice([1, 1, 2]), pad_h=rng.choice([0, Y // 2]),
                       dil_h=rng.choice([1, 1, 1, 2]))
@@ -57,8 +60,11 @@ def seeded_problems(seed: int, count: int) -> list[Problem]:
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_c_selection_equals_python_rule_selection(lib, seed):
+    """Targets without a model: the rule heuristic, down to the estimated time (the model targets are checked below)."""
     mismatches = []
     for problem in seeded_problems(seed, SEEDED_PROBLEMS):
+        if lib.model_name(problem.direction, problem.dtype) is not None:
+            continue
         expected = rule_choice(problem, lib.rule_set, lib.arch)
         if expected.name == "cudnn":
             assert not lib.is_supported(problem), problem.key
@@ -72,27 +78,131 @@ def test_c_selection_equals_python_rule_selection(lib, seed):
         best = next(c for c in pool if c.name == expected.name)
         tflops = problem.flops / predicted_seconds(best, problem, lib.arch) / 1e12
         padding = (expected.padding.padded_C, expected.padding.padded_K) if expected.padding else (problem.C, problem.K)
-        if (got.name, (got.padded_C, got.padded_K), got.candidates, got.predicted_tflops) != \
-                (expected.name, padding, len(pool), tflops):
+        if (got.name, (got.padded_C, got.padded_K), got.candidates, got.predicted_tflops, got.source) != \
+                (expected.name, padding, len(pool), tflops, "rule"):
             mismatches.append(f"{problem.key}: C {got} != Python {expected.name} {padding} {len(pool)} {tflops!r}")
         assert lib.select_kernel(problem) == got.name
     assert not mismatches, "\n".join(mismatches[:10])
 
 
-def test_c_selection_equals_gconv_select_without_a_model(lib):
+def _numpy_is_libm() -> bool:
+    """Whether numpy's log2/exp/exp2 give libm's results here (the C library's): then feature rows and predicted
+    times compare bit for bit; numpy's SIMD kernels on some CPUs (AVX-512) may differ in the last bit."""
+    positive, exponents = np.geomspace(1e-12, 1e12, 20001), np.linspace(-40.0, 40.0, 20001)
+    checks = [(np.log2, math.log2, positive), (np.exp, math.exp, exponents)]
+    if hasattr(math, "exp2"):  # Python 3.11+
+        checks.append((np.exp2, math.exp2, exponents))
+    return all((function(values) == np.array([scalar(v) for v in values])).all() for function, scalar, values in checks)
+
+
+def test_models_compiled_in_are_the_usable_models(lib):
+    from gconv.heuristics.model import SelectionModel, find_model
+
+    for direction in ("fwd", "bwd_data", "bwd_weight"):
+        for dtype in ("fp16", "bf16", "fp32"):
+            model = find_model(direction, dtype, lib.arch)
+            expected = f"{lib.arch}/{direction}_{dtype}" if isinstance(model, SelectionModel) else None
+            assert lib.model_name(direction, dtype) == expected
+
+
+def _model_targets(lib) -> list[str]:
+    return [dtype for dtype in ("fp16", "bf16", "fp32")
+            if any(lib.model_name(d, dtype) for d in ("fwd", "bwd_data", "bwd_weight"))]
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+def test_c_selection_equals_gconv_select(lib, seed):
+    """gconv.select -- the trained model where one exists (sm_90 bf16), else the rule -- and the C library pick the
+    same kernel and padding among the library's candidates (the model's own kernel pool may be larger), with the same
+    predicted throughput and source."""
     import gconv
     from gconv.heuristics.model import find_model
+    from gconv.runtime.padding import padded_problem
+    from gconv.runtime.registry import load_arch_spec
 
-    checked = 0
-    for problem in seeded_problems(7, 60):
-        if find_model(problem.direction.value, problem.dtype.value, lib.arch) is not None:
-            continue  # a trained model decides in Python; the C library uses the rule heuristic
+    exact = _numpy_is_libm()
+    dtypes = tuple(_model_targets(lib)) or ("fp16", "bf16", "fp32")
+    mismatches, models = [], 0
+    for problem in seeded_problems(seed, 150, dtypes):
         expected = gconv.select(problem, arch=lib.arch, rule_set=lib.rule_set)
-        if expected.name != "cudnn":
-            assert lib.select_kernel(problem) == expected.name, problem.key
-            checked += 1
-    if not checked:
-        pytest.skip(f"trained models exist for every sampled target on {lib.arch}")
+        if expected.name == "cudnn":
+            assert not lib.is_supported(problem), problem.key
+            continue
+        got = lib.select(problem)
+        padding = (expected.padding.padded_C, expected.padding.padded_K) if expected.padding else (problem.C, problem.K)
+        model_name = lib.model_name(problem.direction, problem.dtype)
+        source, tflops = ("model" if model_name else "rule"), expected.predicted_tflops
+        if model_name:
+            models += 1
+            assert f"model {model_name} (LightGBM" in expected.reason, expected.reason
+            if exact:  # the unrounded prediction, bit for bit
+                model = find_model(problem.direction.value, problem.dtype.value, lib.arch)
+                best = next(c for c in candidates(problem, lib.rule_set, lib.arch) if c.name == expected.name)
+                runs = padded_problem(problem, best.padding) if best.padding else problem
+                ms = model.predict_ms(problem, [(best.entry.config, runs)], load_arch_spec(lib.arch))[0]
+                tflops = problem.flops / (ms / 1e3) / 1e12
+        got_tflops = got.predicted_tflops if exact and model_name else round(got.predicted_tflops, 3)
+        if (got.name, (got.padded_C, got.padded_K), got.source, got_tflops) != (expected.name, padding, source, tflops):
+            mismatches.append(f"{problem.key}: C {got} != Python {expected.name} {padding} {source} {tflops!r} "
+                              f"({expected.reason})")
+        assert lib.select_kernel(problem) == got.name
+    assert not mismatches, "\n".join(mismatches[:10])
+    if not _model_targets(lib):
+        pytest.skip(f"no trained model for {lib.arch}: the rule heuristic selects (checked above)")
+    assert models > 50, f"only {models} problems were selected by a model"
+
+
+def test_c_feature_rows_equal_python_feature_matrix(lib):
+    """Every candidate of seeded problems of the model targets: the C feature row == heuristics/features.py
+    feature_matrix's row (channel-padded candidates: derived features of the padded problem, problem features of the
+    original) and the C trees' raw score == LightGBM's Booster.predict."""
+    from gconv.heuristics.features import FEATURE_NAMES, feature_matrix
+    from gconv.heuristics.model import find_model
+    from gconv.runtime.padding import padded_problem
+    from gconv.runtime.registry import load_arch_spec
+
+    dtypes = _model_targets(lib)
+    if not dtypes:
+        pytest.skip(f"no trained model for {lib.arch}")
+    assert lib.lib.gconv_feature_count() == len(FEATURE_NAMES)
+    spec, exact = load_arch_spec(lib.arch), _numpy_is_libm()
+    rows = padded = 0
+    for problem in seeded_problems(11, SEEDED_PROBLEMS, tuple(dtypes)):
+        model = find_model(problem.direction.value, problem.dtype.value, lib.arch)
+        if lib.model_name(problem.direction, problem.dtype) is None:
+            continue
+        pool = [c for c in candidates(problem, lib.rule_set, lib.arch) if c.entry is not None]
+        if not pool:
+            continue
+        runs = [padded_problem(problem, c.padding) if c.padding else problem for c in pool]
+        expected = feature_matrix(problem, [(c.entry.config, r) for c, r in zip(pool, runs)], spec)
+        raw = model.booster.predict(expected, num_threads=1)
+        for i, candidate in enumerate(pool):
+            got, got_raw = lib.debug_features(problem, candidate.name)
+            where = f"{problem.key} {candidate.name}"
+            if exact:
+                differ = [FEATURE_NAMES[j] for j in np.nonzero(np.array(got) != expected[i])[0]]
+                assert not differ, f"{where}: {differ}"
+                assert got_raw == raw[i], where
+            else:
+                np.testing.assert_array_max_ulp(np.array(got), expected[i], maxulp=4)
+                assert got_raw == pytest.approx(raw[i], rel=1e-12, abs=1e-12), where
+            rows += 1
+            padded += candidate.padding is not None
+    assert rows > 200 and padded > 20, (rows, padded)
+
+
+def test_debug_features_errors(lib):
+    features = (ctypes.c_double * 4)()
+    problem = raw_problem()
+    name = lib.select_kernel(problem)
+    status = lib.lib.gconv_debug_features(ctypes.byref(problem), name.encode(), features, 4, None)
+    assert status == 3
+    count = lib.lib.gconv_feature_count()
+    assert lib.lib.gconv_last_error().decode() == f"features needs {count} entries; got 4"
+    with pytest.raises(CapiError) as error:
+        lib.debug_features(problem, "fwd_bf16_no_such_kernel")
+    assert error.value.status == "UNKNOWN_KERNEL"
 
 
 def test_selection_of_fixed_problems_is_deterministic(lib):
@@ -245,7 +355,7 @@ def test_c_run_equals_the_triton_jit_path(lib, direction, shape):
     problem = Problem(direction=direction, dtype="fp16", N=2, Hi=10, Wi=9, Y=3, X=3, stride_h=2, stride_w=1, pad_h=1,
                       pad_w=1, **shape)
     name = lib.select_kernel(problem)
-    assert name == gconv.select(problem, arch=lib.arch, rule_set=lib.rule_set).name or _has_model(problem, lib)
+    assert name == gconv.select(problem, arch=lib.arch, rule_set=lib.rule_set).name
     a, b = random_operands(problem, "cuda")
     out = torch.full(result_shape(problem), float("nan"), dtype=a.dtype, device="cuda") \
         .contiguous(memory_format=torch.channels_last)
@@ -253,12 +363,6 @@ def test_c_run_equals_the_triton_jit_path(lib, direction, shape):
     expected = execute(problem, a, b, kernel=name, rule_set=lib.rule_set)
     torch.cuda.synchronize()
     assert relative_error(out, expected.double().cpu()) < 1e-3, name
-
-
-def _has_model(problem, lib) -> bool:
-    from gconv.heuristics.model import find_model
-
-    return find_model(problem.direction.value, problem.dtype.value, lib.arch) is not None
 
 
 def _device_problem(entry):

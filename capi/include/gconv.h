@@ -59,12 +59,15 @@ typedef struct gconv_problem {
 
 /* What the selector chose (gconv_select). padded_C/padded_K differ from C/K when the kernel runs after zero-padding
  * the channels per group (done inside gconv_run). */
+#define GCONV_SOURCE_RULE 0  /* the rule heuristic (heuristics/analytic.py ported to C) */
+#define GCONV_SOURCE_MODEL 1 /* the trained LightGBM model of the problem's direction and dtype (heuristics/models) */
+
 typedef struct gconv_selection {
     char kernel[128];
-    double predicted_tflops; /* the rule heuristic's estimate */
+    double predicted_tflops; /* FLOPs / predicted time: the model's prediction, else the rule heuristic's estimate */
     int64_t padded_C, padded_K;
     int32_t candidates;      /* instances able to run the problem */
-    int32_t source;          /* 0: rule heuristic (heuristics/analytic.py ported to C) */
+    int32_t source;          /* GCONV_SOURCE_RULE or GCONV_SOURCE_MODEL */
 } gconv_selection;
 
 /* Prepare the library (CPU only: no GPU, no driver). Optional: every other call initialises on demand. */
@@ -102,6 +105,17 @@ GCONV_API gconv_status gconv_run_kernel(const gconv_problem *problem, const char
  * be NULL) receives the byte count without the NUL; on GCONV_STATUS_BUFFER_TOO_SMALL it receives the size needed. */
 GCONV_API size_t gconv_registry_json_size(void);
 GCONV_API gconv_status gconv_export_registry_json(char *buffer, size_t size, size_t *written);
+
+/* The selection model compiled in for a direction and dtype ("sm_90/fwd_bf16", as Python's KernelChoice.reason names
+ * it), or NULL when that target has none and selection uses the rule heuristic. */
+GCONV_API const char *gconv_model_name(int32_t direction, int32_t dtype);
+
+/* Testing: the feature row (heuristics/features.py FEATURE_NAMES order, gconv_feature_count() entries) of one
+ * candidate -- the named kernel on the problem, channel-padded as selection would pad it -- and the model's raw
+ * score for it (NaN without a model). */
+GCONV_API size_t gconv_feature_count(void);
+GCONV_API gconv_status gconv_debug_features(const gconv_problem *problem, const char *kernel, double *features,
+                                            size_t count, double *raw_score);
 
 /* This thread's message for its last call ("" after a success); valid until this thread's next gconv call. */
 GCONV_API const char *gconv_last_error(void);

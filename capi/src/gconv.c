@@ -98,7 +98,7 @@ gconv_status gconv_select(const gconv_problem *problem, gconv_selection *selecti
     selection->padded_C = choice.padded_C;
     selection->padded_K = choice.padded_K;
     selection->candidates = choice.candidates;
-    selection->source = 0;
+    selection->source = choice.source;
     return GCONV_STATUS_SUCCESS;
 }
 

@@ -72,6 +72,13 @@ static int finish(const report *r, int code) {
     json_number((double)r->selection.padded_K, r->selected);
     printf(",\n  \"predicted_tflops\": ");
     json_number(r->selection.predicted_tflops, r->selected && r->selection.predicted_tflops > 0);
+    printf(",\n  \"selection_source\": ");
+    if (r->selected) json_string(r->selection.source == GCONV_SOURCE_MODEL ? "model" : "rule");
+    else printf("null");
+    printf(",\n  \"model\": ");
+    const char *model = gconv_model_name(p->direction, p->dtype);
+    if (r->selected && r->selection.source == GCONV_SOURCE_MODEL && model) json_string(model);
+    else printf("null");
     printf(",\n  \"time_ms\": ");
     json_number(r->time_ms, r->timed);
     printf(",\n  \"tflops\": ");

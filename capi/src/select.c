@@ -150,7 +150,7 @@ static int supports(const gconv_config *c, const gconv_prob *p) {
     return gconv_unsupported_reason(c, p, reason, sizeof reason) == NULL;
 }
 
-static gconv_prob with_channels(const gconv_prob *p, int64_t C, int64_t K) {
+gconv_prob gconv_with_channels(const gconv_prob *p, int64_t C, int64_t K) {
     gconv_prob q = *p;
     q.C = C;
     q.K = K;
@@ -182,7 +182,7 @@ static int padding_for(const gconv_config *c, const gconv_prob *p, int64_t *padd
             if (C == p->C && K == p->K) continue;
             wide area = (wide)C * K;
             if ((double)area > GCONV_MAX_GROWTH * (double)p->C * (double)p->K) continue;
-            gconv_prob q = with_channels(p, C, K);
+            gconv_prob q = gconv_with_channels(p, C, K);
             if (!supports(c, &q)) continue;
             if (!found || area < best_area || (area == best_area && (C < best_C || (C == best_C && K < best_K)))) {
                 found = 1;
@@ -263,6 +263,9 @@ static wide flops(const gconv_prob *p) {
 }
 
 double gconv_flops(const gconv_prob *p) { return (double)flops(p); }
+wide gconv_flops_exact(const gconv_prob *p) { return flops(p); }
+wide gconv_problem_bytes(const gconv_prob *p) { return problem_bytes(p); }
+wide gconv_resident_blocks_per_sm(const gconv_config *c) { return resident_blocks_per_sm(c); }
 
 static wide gemm_k(const gconv_prob *p) {
     if (p->direction == GCONV_DIRECTION_FWD) return (wide)p->C * p->Y * p->X;
@@ -324,12 +327,14 @@ static wide padding_bytes(const gconv_prob *p, int64_t PC, int64_t PK) {
 /* runtime/selection.py predicted_seconds */
 double gconv_predicted_seconds(const gconv_config *c, const gconv_prob *p, int64_t padded_C, int64_t padded_K) {
     if (padded_C == p->C && padded_K == p->K) return estimate_seconds(c, p);
-    gconv_prob q = with_channels(p, padded_C, padded_K);
+    gconv_prob q = gconv_with_channels(p, padded_C, padded_K);
     double copies = (double)padding_bytes(p, padded_C, padded_K) / (gconv_arch_data.dram_bandwidth_gbs * 1e9);
     return estimate_seconds(c, &q) + copies;
 }
 
-/* runtime/selection.py rule_choice (kernel NULL) or forced_choice (kernel named). */
+/* runtime/selection.py model_choice / rule_choice (kernel NULL) or forced_choice (kernel named). With a model for
+ * the problem's direction and dtype the candidates (the same list and padding as the rule's) are scored by the model,
+ * least predicted time first, ties by name: Python's min over (predicted_ms, name). */
 gconv_status gconv_choose(const gconv_prob *p, const char *kernel, gconv_choice *choice) {
     memset(choice, 0, sizeof *choice);
     if (kernel != NULL) {
@@ -350,17 +355,22 @@ gconv_status gconv_choose(const gconv_prob *p, const char *kernel, gconv_choice 
                           "kernel '%s' is not in this library (rule set '%s', %s); gconv_kernel_name lists them",
                           kernel, gconv_rule_set_name, gconv_arch_name);
     }
+    const gconv_model *model = gconv_model_for(p->direction, p->dtype);
+    choice->source = model ? GCONV_SOURCE_MODEL : GCONV_SOURCE_RULE;
+    choice->model = model;
+    double best = 0.0; /* the model's predicted milliseconds, or the rule's seconds: what Python's min compares */
     for (size_t i = 0; i < gconv_entry_count; i++) {
         const gconv_entry *e = &gconv_entries[i];
         if (e->config.direction != p->direction || e->config.dtype != p->dtype) continue;
         int64_t C, K;
         if (!gconv_candidate_for(e, p, &C, &K)) continue;
-        double seconds = gconv_predicted_seconds(&e->config, p, C, K);
+        double key = model ? gconv_model_predicted_ms(model, &e->config, p, C, K, NULL)
+                           : gconv_predicted_seconds(&e->config, p, C, K);
         choice->candidates++;
-        if (choice->entry == NULL || seconds < choice->seconds ||
-            (seconds == choice->seconds && strcmp(e->name, choice->entry->name) < 0)) {
+        if (choice->entry == NULL || key < best || (key == best && strcmp(e->name, choice->entry->name) < 0)) {
             choice->entry = e;
-            choice->seconds = seconds;
+            best = key;
+            choice->seconds = model ? key / 1e3 : key; /* selection.py: flops / (predicted_ms / 1e3) / 1e12 */
             choice->padded_C = C;
             choice->padded_K = K;
         }

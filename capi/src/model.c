@@ -1,0 +1,235 @@
+/* Model selection in C: the feature engine of heuristics/features.py (one row of feature_matrix, the vectorised path
+ * Python's selection runs, operation for operation in float64) and the LightGBM tree ensembles that
+ * capi/cmake_tool.py models converts from heuristics/models/<arch>/ (gconv_models.c). tests/test_capi.py checks
+ * the rows against feature_matrix, the raw scores against Booster.predict and the choices against gconv.select. */
+#include <math.h>
+#include <string.h>
+
+#include "gconv_internal.h"
+#include "gconv_rules.h"
+
+typedef __int128 wide;
+typedef unsigned __int128 uwide;
+
+const gconv_model *gconv_model_for(int direction, int dtype) {
+    for (size_t i = 0; i < gconv_model_count; i++)
+        if (gconv_models[i].direction == direction && gconv_models[i].dtype == dtype) return &gconv_models[i];
+    return NULL;
+}
+
+static int bit_length(uwide v) {
+    int n = 0;
+    while (v) {
+        v >>= 1;
+        n++;
+    }
+    return n;
+}
+
+/* Python's int / int (a, b > 0): the correctly rounded quotient. Plain float division where both are exact doubles
+ * (what CPython does too); otherwise 55+ quotient bits with a sticky bit, rounded once by the conversion. */
+static double true_divide(wide a, wide b) {
+    const wide exact = (wide)1 << 53;
+    if (a <= exact && b <= exact) return (double)a / (double)b;
+    int shift = 55 - (bit_length((uwide)a) - bit_length((uwide)b));
+    uwide num = (uwide)a, den = (uwide)b;
+    if (shift >= 0) num <<= shift;
+    else den <<= -shift;
+    uwide q = num / den;
+    uint64_t bits = (uint64_t)q | (uint64_t)(num % den != 0);
+    return ldexp((double)bits, -shift);
+}
+
+static double dmax(double a, double b) { return b > a ? b : a; } /* Python's max / np.maximum on non-NaN */
+static double dmin(double a, double b) { return b < a ? b : a; }
+
+/* features.py _peak_flops and _memory_efficiency (analytic.estimate's, per config) */
+static double peak_flops(const gconv_config *c) {
+    const gconv_arch_spec *a = &gconv_arch_data;
+    if (c->algorithm == GCONV_ALGORITHM_DIRECT) return a->cuda_core_tflops * 1e12 * GCONV_DIRECT_PEAK_FRACTION;
+    double size_factor = pow(dmin(1.0, (double)(c->block_m * c->block_n) / GCONV_FULL_EFFICIENCY_TILE), 0.35);
+    return a->peak_tflops[c->dtype] * 1e12 * GCONV_PEAK_FRACTION * size_factor;
+}
+
+static double memory_efficiency(const gconv_config *c) {
+    double base = c->algorithm == GCONV_ALGORITHM_DIRECT ? 0.25 : 0.4;
+    double slope = c->algorithm == GCONV_ALGORITHM_DIRECT ? 0.75 : 0.6;
+    return dmin(1.0, base + slope * c->vector_width * gconv_dtype_bytes(c->dtype) / gconv_arch_data.max_vector_bytes);
+}
+
+static wide gemm_k(const gconv_prob *p) {
+    if (p->direction == GCONV_DIRECTION_FWD) return (wide)p->C * p->Y * p->X;
+    if (p->direction == GCONV_DIRECTION_BWD_DATA) return (wide)p->K * p->Y * p->X;
+    return (wide)p->N * p->Ho * p->Wo;
+}
+
+/* One row of feature_matrix: problem_features(problem), kernel_features(config), derived_features on runs (problem
+ * after channel padding, or problem itself) as features.py _fill_derived computes them. */
+void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob *r, double f[GCONV_FEATURE_COUNT]) {
+    int n = 0;
+    /* problem_features: Python ints as floats, math.log2 of ints, int / int */
+    const int64_t sizes[16] = {p->N, p->G, p->C, p->K, p->Hi, p->Wi, p->Ho, p->Wo, p->Y, p->X,
+                               p->stride_h, p->stride_w, p->pad_h, p->pad_w, p->dil_h, p->dil_w};
+    for (int i = 0; i < 16; i++) f[n++] = (double)sizes[i];
+    wide gm, gn, gk = gemm_k(p);
+    if (p->direction == GCONV_DIRECTION_FWD) {
+        gm = (wide)p->N * p->Ho * p->Wo;
+        gn = p->K;
+    } else if (p->direction == GCONV_DIRECTION_BWD_DATA) {
+        gm = (wide)p->N * p->Hi * p->Wi;
+        gn = p->C;
+    } else {
+        gm = p->K;
+        gn = (wide)p->C * p->Y * p->X;
+    }
+    wide flops = gconv_flops_exact(p), moved = gconv_problem_bytes(p);
+    f[n++] = log2((double)gm);
+    f[n++] = log2((double)gn);
+    f[n++] = log2((double)gk);
+    f[n++] = log2((double)flops);
+    f[n++] = log2((double)moved);
+    f[n++] = true_divide(flops, moved);
+    f[n++] = p->C == 1 ? 1.0 : 0.0;
+
+    /* kernel_features */
+    int direct = c->algorithm == GCONV_ALGORITHM_DIRECT;
+    const int kernel[12] = {direct, c->block_m, c->block_n, c->block_k, c->num_warps, c->num_stages,
+                            c->pipeline == GCONV_PIPELINE_TMA, c->pipeline == GCONV_PIPELINE_PERSISTENT,
+                            c->raster_group, c->vector_width, c->groups_to_merge, c->split_k};
+    for (int i = 0; i < 12; i++) f[n++] = (double)kernel[i];
+
+    /* derived_features, as _extents / _direct_programs / _fill_derived compute them in float64 */
+    double merge = c->groups_to_merge;
+    double divisors[4] = {1, 1, 1, 1};
+    if (!direct) {
+        divisors[0] = c->block_m;
+        divisors[1] = c->block_n;
+        divisors[2] = c->block_k;
+        divisors[3] = merge;
+    }
+    double multipliers[4] = {r->direction == GCONV_DIRECTION_BWD_WEIGHT ? merge : 1.0, merge, 1.0, 1.0};
+    wide base[4];
+    if (r->direction == GCONV_DIRECTION_FWD) {
+        base[0] = (wide)r->N * r->Ho * r->Wo;
+        base[1] = r->K;
+    } else if (r->direction == GCONV_DIRECTION_BWD_DATA) {
+        base[0] = (wide)r->N * r->Hi * r->Wi;
+        base[1] = r->C;
+    } else {
+        base[0] = r->K;
+        base[1] = (wide)r->Y * r->X * r->C;
+    }
+    base[2] = gemm_k(r);
+    base[3] = r->G;
+    double split_k = c->split_k, extents[4], steps[4], waste[3];
+    for (int i = 0; i < 4; i++) extents[i] = (double)base[i] * multipliers[i];
+    if (c->split_k > 1) extents[2] = ceil(extents[2] / split_k);
+    for (int i = 0; i < 4; i++) steps[i] = ceil(extents[i] / divisors[i]);
+    for (int i = 0; i < 3; i++) waste[i] = steps[i] * divisors[i] / extents[i];
+    double programs = steps[0] * steps[1] * steps[3] * split_k;
+    double work = programs * (double)(2 * c->block_m * c->block_n * c->block_k) * steps[2];
+    if (direct) {
+        if (r->direction == GCONV_DIRECTION_BWD_WEIGHT) {
+            programs = ceil((double)((wide)r->G * r->K) / c->block_n) * (double)((wide)r->C * r->Y * r->X) * split_k;
+        } else {
+            wide pixels = r->direction == GCONV_DIRECTION_FWD ? (wide)r->N * r->Ho * r->Wo : (wide)r->N * r->Hi * r->Wi;
+            wide channels = r->direction == GCONV_DIRECTION_FWD ? (wide)r->G * r->K : (wide)r->G * r->C;
+            programs = ceil((double)pixels / c->block_m) * ceil((double)channels / c->block_n);
+        }
+        work = (double)gconv_flops_exact(r);
+    }
+    double slots = (double)((wide)gconv_arch_data.sm_count * gconv_resident_blocks_per_sm(c));
+    double waves = programs / slots;
+    double tail = waves / ceil(waves);
+    double growth = true_divide((wide)r->C * r->K, (wide)p->C * p->K);
+    double compute_s = work / (peak_flops(c) * tail);
+    double traffic = (double)gconv_problem_bytes(r);
+    if (c->split_k > 1) traffic = traffic + (double)(2 * c->split_k * 4) * (double)((wide)r->G * r->K * r->C * r->Y * r->X);
+    double memory_s = traffic / (gconv_arch_data.dram_bandwidth_gbs * 1e9 * memory_efficiency(c));
+    double seconds = dmax(compute_s, memory_s);
+    if (c->pipeline == GCONV_PIPELINE_PERSISTENT) seconds *= GCONV_PERSISTENT_GAIN;
+    seconds += GCONV_LAUNCH_LATENCY_S;
+    f[n++] = log2(programs);
+    f[n++] = waves;
+    f[n++] = tail;
+    for (int i = 0; i < 3; i++) f[n++] = waste[i];
+    f[n++] = log2(work);
+    f[n++] = work / programs;
+    f[n++] = growth;
+    f[n++] = log2(dmax(seconds, 0.0));
+    f[n++] = log2(dmax(compute_s, 1e-12));
+    f[n++] = log2(dmax(memory_s, 1e-12));
+}
+
+/* LightGBM's prediction of one dense float64 row: |values| <= kZeroThreshold read as 0 (the dense row becomes a sparse
+ * one), each tree walked with Tree::NumericalDecision, the leaf values summed in tree order from 0. */
+#define LGBM_ZERO_THRESHOLD ((double)1e-35f)
+
+double gconv_model_raw(const gconv_model *m, const double features[GCONV_FEATURE_COUNT]) {
+    double row[GCONV_FEATURE_COUNT];
+    for (int i = 0; i < GCONV_FEATURE_COUNT; i++)
+        row[i] = (fabs(features[i]) > LGBM_ZERO_THRESHOLD || isnan(features[i])) ? features[i] : 0.0;
+    double sum = 0.0;
+    for (int32_t t = 0; t < m->trees; t++) {
+        int32_t node = m->roots[t];
+        while (node >= 0) {
+            const gconv_tree_node *split = &m->nodes[node];
+            double value = row[split->feature];
+            int missing = split->flags >> 1;
+            if (isnan(value) && missing != 2) value = 0.0;
+            if ((missing == 1 && value >= -LGBM_ZERO_THRESHOLD && value <= LGBM_ZERO_THRESHOLD) ||
+                (missing == 2 && isnan(value)))
+                node = (split->flags & 1) ? split->left : split->right;
+            else
+                node = value <= split->threshold ? split->left : split->right;
+        }
+        sum += m->leaves[~node];
+    }
+    return sum;
+}
+
+/* heuristics/model.py predict_ms: exp(raw) * scale_ms (heuristics/target.py) for one candidate. */
+double gconv_model_predicted_ms(const gconv_model *m, const gconv_config *c, const gconv_prob *p, int64_t padded_C,
+                                int64_t padded_K, double *raw_out) {
+    double features[GCONV_FEATURE_COUNT];
+    gconv_prob runs = gconv_with_channels(p, padded_C, padded_K);
+    gconv_features(c, p, &runs, features);
+    double raw = gconv_model_raw(m, features), scale = 1.0;
+    if (raw_out) *raw_out = raw;
+    if (m->target == GCONV_TARGET_LOG_TIME_OVER_ROOFLINE) {
+        double compute = (double)gconv_flops_exact(p) / (gconv_roofline_tflops[p->dtype] * 1e12);
+        double memory = (double)gconv_problem_bytes(p) / (gconv_roofline_bandwidth_gbs * 1e9);
+        scale = dmax(compute, memory) * 1e3;
+    } else if (m->target == GCONV_TARGET_LOG_TIME_OVER_ANALYTIC) {
+        scale = exp2(features[44]) * 1e3; /* FEATURE_NAMES.index("log2_analytic_seconds") */
+    }
+    return exp(raw) * scale;
+}
+
+/* Testing entry point (gconv.h): one candidate's feature row and the model's raw score. */
+gconv_status gconv_debug_features(const gconv_problem *problem, const char *kernel, double *features, size_t count,
+                                  double *raw_score) {
+    gconv_clear_error();
+    if (features == NULL || kernel == NULL) return gconv_fail(GCONV_STATUS_INVALID_ARGUMENT, "features or kernel is NULL");
+    if (count < GCONV_FEATURE_COUNT)
+        return gconv_fail(GCONV_STATUS_BUFFER_TOO_SMALL, "features needs %d entries; got %zu", GCONV_FEATURE_COUNT,
+                          count);
+    gconv_prob p;
+    gconv_status status = gconv_check_problem(problem, &p);
+    if (status != GCONV_STATUS_SUCCESS) return status;
+    gconv_choice choice;
+    status = gconv_choose(&p, kernel, &choice);
+    if (status != GCONV_STATUS_SUCCESS) return status;
+    gconv_prob runs = gconv_with_channels(&p, choice.padded_C, choice.padded_K);
+    gconv_features(&choice.entry->config, &p, &runs, features);
+    const gconv_model *model = gconv_model_for(p.direction, p.dtype);
+    if (raw_score) *raw_score = model ? gconv_model_raw(model, features) : NAN;
+    return GCONV_STATUS_SUCCESS;
+}
+
+size_t gconv_feature_count(void) { return GCONV_FEATURE_COUNT; }
+
+const char *gconv_model_name(int32_t direction, int32_t dtype) {
+    const gconv_model *model = gconv_model_for(direction, dtype);
+    return model ? model->name : NULL;
+}
