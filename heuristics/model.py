@@ -60,6 +60,7 @@ class SelectionModel:
 
     def __init__(self, booster, metadata: ModelMetadata, path: Path):
         self.booster, self.metadata, self.path = booster, metadata, path
+        self.label = f"{path.parent.name}/{path.name}"  # e.g. sm_90/fwd_bf16, as select() reasons name it
 
     @classmethod
     def load(cls, path: Path, *, direction: str, dtype: str, arch: str) -> "SelectionModel":

@@ -139,7 +139,7 @@ def model_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
     return KernelChoice(
         name=pool[best].name, predicted_tflops=round(problem.flops / (predicted_ms[best] / 1e3) / 1e12, 3),
         padding=pool[best].padding, rule_set=rule_set, arch=arch, source="model",
-        reason=f"model {model.path.relative_to(model.path.parents[1]).as_posix()} (LightGBM, feature version "
+        reason=f"model {model.label} (LightGBM, feature version "
                f"{model.metadata.feature_version}): least predicted time of {len(pool)} candidates{padded}")
 
 
