@@ -52,6 +52,20 @@ def resident_blocks_per_sm(config: KernelConfig, arch: ArchSpec) -> int:
     return max(1, min(by_threads, by_registers, by_smem))
 
 
+def peak_flops(config: KernelConfig, arch: ArchSpec) -> float:
+    """Achievable FLOP/s: CUDA cores for direct kernels, tensor cores scaled down for small tiles for igemm."""
+    if config.algorithm is Algorithm.direct:
+        return arch.cuda_core_tflops * 1e12 * DIRECT_PEAK_FRACTION
+    size_factor = min(1.0, config.block_m * config.block_n / FULL_EFFICIENCY_TILE) ** 0.35
+    return arch.peak_tflops[config.dtype] * 1e12 * PEAK_FRACTION * size_factor
+
+
+def memory_efficiency(config: KernelConfig, arch: ArchSpec) -> float:
+    """Fraction of the DRAM bandwidth a config's loads reach (wider vectors reach more)."""
+    base, slope = (0.25, 0.75) if config.algorithm is Algorithm.direct else (0.4, 0.6)
+    return min(1.0, base + slope * config.vector_width * config.dtype.bytes / arch.max_vector_bytes)
+
+
 def problem_bytes(problem: Problem) -> int:
     """Each operand read once and the result written once (the compulsory traffic)."""
     p = problem
@@ -83,18 +97,13 @@ def estimate(config: KernelConfig, problem: Problem, arch: ArchSpec) -> Estimate
 
     if config.algorithm is Algorithm.direct:
         work = problem.flops  # the direct loops visit exactly the useful taps
-        peak = arch.cuda_core_tflops * 1e12 * DIRECT_PEAK_FRACTION
-        memory_efficiency = min(1.0, 0.25 + 0.75 * config.vector_width * config.dtype.bytes / arch.max_vector_bytes)
     else:
         work = 2 * grid[0] * grid[1] * config.block_m * config.block_n * _reduction_length(config, problem)
-        size_factor = min(1.0, config.block_m * config.block_n / FULL_EFFICIENCY_TILE) ** 0.35
-        peak = arch.peak_tflops[config.dtype] * 1e12 * PEAK_FRACTION * size_factor
-        memory_efficiency = min(1.0, 0.4 + 0.6 * config.vector_width * config.dtype.bytes / arch.max_vector_bytes)
-    compute_s = work / (peak * utilisation)  # each program runs at its slot's share of the peak
+    compute_s = work / (peak_flops(config, arch) * utilisation)  # each program runs at its slot's share of the peak
     traffic = problem_bytes(problem)
     if config.direction is Direction.bwd_weight and config.split_k > 1:
         traffic += 2 * config.split_k * problem.G * problem.K * problem.C * problem.Y * problem.X * 4
-    memory_s = traffic / (arch.dram_bandwidth_gbs * 1e9 * memory_efficiency)
+    memory_s = traffic / (arch.dram_bandwidth_gbs * 1e9 * memory_efficiency(config, arch))
     seconds = max(compute_s, memory_s)
     if config.pipeline is Pipeline.persistent:
         seconds *= PERSISTENT_GAIN  # prologues of the next tile overlap the epilogue of the last

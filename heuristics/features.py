@@ -17,8 +17,8 @@ import numpy as np
 from gconv.runtime.grid import cdiv, tile_grid, tile_rows_cols
 from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig, Pipeline, Problem
 
-from .analytic import (DIRECT_PEAK_FRACTION, FULL_EFFICIENCY_TILE, LAUNCH_LATENCY_S, PEAK_FRACTION, PERSISTENT_GAIN,
-                       estimate, problem_bytes, resident_blocks_per_sm)
+from .analytic import (LAUNCH_LATENCY_S, PERSISTENT_GAIN, estimate, memory_efficiency, peak_flops, problem_bytes,
+                       resident_blocks_per_sm)
 
 FEATURE_VERSION = 1
 
@@ -222,8 +222,8 @@ def _config_numbers(c: KernelConfig, arch: ArchSpec) -> _ConfigNumbers:
         multipliers=(merge if c.direction is Direction.bwd_weight else 1, merge, 1, 1), direct=direct,
         block_m=c.block_m, block_n=c.block_n, split_k=c.split_k,
         slots=arch.sm_count * resident_blocks_per_sm(c, arch),
-        double_tile_volume=2 * c.block_m * c.block_n * c.block_k, peak_flops=_peak_flops(c, arch),
-        bandwidth=arch.dram_bandwidth_gbs * 1e9 * _memory_efficiency(c, arch),
+        double_tile_volume=2 * c.block_m * c.block_n * c.block_k, peak_flops=peak_flops(c, arch),
+        bandwidth=arch.dram_bandwidth_gbs * 1e9 * memory_efficiency(c, arch),
         gain=PERSISTENT_GAIN if c.pipeline is Pipeline.persistent else 1.0)
 
 
@@ -242,20 +242,6 @@ def _build_kernel_columns(configs: tuple[KernelConfig, ...], arch: ArchSpec) -> 
         slots=n.slots, double_tile_volume=n.double_tile_volume, peak_flops=n.peak_flops, bandwidth=n.bandwidth,
         gain=n.gain if (n.gain != 1.0).any() else None,
     )
-
-
-def _peak_flops(config: KernelConfig, arch: ArchSpec) -> float:
-    """analytic.estimate's peak: CUDA cores for direct kernels, tensor cores scaled by tile size for igemm."""
-    if config.algorithm is Algorithm.direct:
-        return arch.cuda_core_tflops * 1e12 * DIRECT_PEAK_FRACTION
-    size_factor = min(1.0, config.block_m * config.block_n / FULL_EFFICIENCY_TILE) ** 0.35
-    return arch.peak_tflops[config.dtype] * 1e12 * PEAK_FRACTION * size_factor
-
-
-def _memory_efficiency(config: KernelConfig, arch: ArchSpec) -> float:
-    """analytic.estimate's fraction of the DRAM bandwidth a config's loads reach."""
-    base, slope = (0.25, 0.75) if config.algorithm is Algorithm.direct else (0.4, 0.6)
-    return min(1.0, base + slope * config.vector_width * config.dtype.bytes / arch.max_vector_bytes)
 
 
 def _problem_fields(p: Problem) -> tuple[int, ...]:
