@@ -6,17 +6,17 @@ rows already there (resumable), and warms Triton's cache in parallel processes b
 """
 from __future__ import annotations
 
-import csv
 import math
 import multiprocessing
 import os
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 import torch
-from pydantic import BaseModel, ConfigDict
 
 from gconv.heuristics.analytic import problem_bytes, roofline_seconds
 from gconv.runtime.api import execute
@@ -27,24 +27,14 @@ from gconv.runtime.vendor import vendor_run
 from gconv.schemas import ArchSpec, Problem
 from gconv.tables import table
 
-from .problems import CSV_FIELDS, shape_class
+from .progress import ProgressLine
+from .rows import CUDNN_MODES, ROW_FIELDS, ProfileRow, append_rows, csv_row, done_kernels, read_rows
 from .timing import median_ms, operand_sets, rotations_for
 
-CUDNN_MODES = ("cudnn-heuristic", "cudnn-exhaustive")
+__all__ = ["CUDNN_MODES", "ROW_FIELDS", "Job", "ProfileRow", "candidate_kernels", "plan_jobs", "profile_batch",
+           "profile_problem", "read_rows", "summarise", "warm_cache", "warm_problem"]
+
 MIN_ROOFLINE_S = 20e-6  # the roofline target only counts problems at least this long
-
-
-class ProfileRow(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    problem: str
-    kernel: str
-    status: Literal["ok", "error"]
-    time_ms: float | None
-    tflops: float | None
-    gbs: float | None
-    roofline_pct: float | None
-    detail: str = ""
 
 
 def _row(problem: Problem, kernel: str, ms: float | None, arch: ArchSpec, detail: str = "") -> ProfileRow:
@@ -93,14 +83,17 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
             if mode in skip:
                 continue
             torch.backends.cudnn.benchmark = mode == "cudnn-exhaustive"
-            ms = median_ms(rotated(lambda a, b: vendor_run(problem, a, b)), warmup=warmup, repeats=repeats)
-            rows.append(_row(problem, mode, ms, arch))
+            try:
+                ms = median_ms(rotated(lambda a, b: vendor_run(problem, a, b)), warmup=warmup, repeats=repeats)
+                rows.append(_row(problem, mode, ms, arch))
+            except Exception as error:  # cuDNN refusing a problem is a row too
+                rows.append(_row(problem, mode, None, arch, f"{type(error).__name__}: {error}"))
     finally:
         torch.backends.cudnn.benchmark = previous
     return rows
 
 
-def _warm(problem: Problem, rule_set: str, names: list[str]) -> int:
+def warm_problem(problem: Problem, rule_set: str, names: list[str]) -> int:
     """Run each kernel once (compiling it into Triton's on-disk cache); returns how many ran."""
     a, b = operand_sets(problem, "cuda", 1)[0]
     arch = arch_of(a.device)
@@ -115,53 +108,77 @@ def _warm(problem: Problem, rule_set: str, names: list[str]) -> int:
     return ran
 
 
-def warm_cache(jobs: list[tuple[Problem, list[str]]], rule_set: str, workers: int) -> None:
-    """Compile every (problem, kernels) job in parallel processes so that timing never waits for the compiler."""
+def warm_cache(jobs: list[tuple[Problem, list[str]]], rule_set: str, workers: int, *,
+               warm: Callable[[Problem, str, list[str]], int] = warm_problem,
+               progress: ProgressLine | None = None) -> int:
+    """Compile every (problem, kernels) job in parallel processes so that timing never waits for the compiler.
+
+    Returns how many job chunks failed; a failure here is not fatal (the timed pass compiles again and records it).
+    """
     chunks = [(problem, names[i::2]) for problem, names in jobs for i in range(2) if names[i::2]]
+    progress = progress or ProgressLine(max_lines=20)
+    failed = 0
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(_warm, problem, rule_set, names) for problem, names in chunks]
+        futures = [pool.submit(warm, problem, rule_set, names) for problem, names in chunks]
         for index, future in enumerate(futures, start=1):
-            future.result()
-            print(f"\r  compiled {index}/{len(futures)} job chunks", end="", flush=True)
-    print()
+            try:
+                future.result()
+            except BrokenProcessPool:  # a compiler crash took the pool down: time (and isolate) the rest cold
+                progress.note(f"  compile worker died at chunk {index}/{len(futures)}; the rest compile when timed")
+                return failed + len(futures) - index + 1
+            except Exception:
+                failed += 1
+            progress.update(f"  compiled {index}/{len(futures)} job chunks", index, len(futures))
+    progress.close()
+    return failed
 
 
-def read_rows(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+@dataclass(frozen=True)
+class Job:
+    """One problem's outstanding measurements: gconv kernels to time, and the kernels (or cuDNN modes) it has."""
+
+    problem: Problem
+    kernels: tuple[str, ...]
+    skip: frozenset[str]
+
+    @property
+    def pending(self) -> list[str]:
+        """Every row this job will write: its kernels, then the cuDNN modes not yet measured."""
+        return list(self.kernels) + [m for m in CUDNN_MODES if m not in self.skip]
+
+
+def plan_jobs(problems: list[Problem], rule_set: str, arch: str, done: dict[str, set[str]]) -> list[Job]:
+    """Problems (first occurrence of each key, in order) that still lack a row, with what they lack."""
+    jobs, seen = [], set()
+    for problem in problems:
+        if problem.key in seen:
+            continue
+        seen.add(problem.key)
+        have = frozenset(done.get(problem.key, ()))
+        job = Job(problem, tuple(k for k in candidate_kernels(problem, rule_set, arch) if k not in have), have)
+        if job.pending:
+            jobs.append(job)
+    return jobs
 
 
 def profile_batch(problems: list[Problem], rule_set: str, out: Path, *, workers: int | None = None,
                   warmup: int = 3, repeats: int = 10) -> list[dict]:
     """Profile every problem, appending rows to out (CSV); rows already in out are skipped."""
-    done = defaultdict(set)
-    for row in read_rows(out):
-        done[row["problem"]].add(row["kernel"])
     arch = arch_of(torch.device("cuda"))
-    plans = [(p, [k for k in candidate_kernels(p, rule_set, arch) if k not in done[p.key]]) for p in problems]
-    todo = [(p, names) for p, names in plans if names or any(m not in done[p.key] for m in CUDNN_MODES)]
-    print(f"{len(problems)} problems, {len(todo)} with rows to measure; rule set {rule_set!r}", flush=True)
-    if todo:
-        warm_cache([(p, names) for p, names in todo if names], rule_set, workers or os.cpu_count() or 1)
-    fields = CSV_FIELDS + ["problem", "shape_class"] + list(ProfileRow.model_fields)
-    fields = list(dict.fromkeys(fields))
-    new_file = not out.exists()
-    with open(out, "a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=fields)
-        if new_file:
-            writer.writeheader()
-        for index, (problem, names) in enumerate(todo, start=1):
-            rows = profile_problem(problem, rule_set, kernels=names, warmup=warmup, repeats=repeats,
-                                   skip=done[problem.key])
-            for row in rows:
-                writer.writerow({**problem.model_dump(mode="json"), "shape_class": shape_class(problem),
-                                 **row.model_dump()})
-            f.flush()
-            best = min((r.time_ms for r in rows if r.status == "ok" and r.kernel not in CUDNN_MODES), default=None)
-            print(f"  [{index}/{len(todo)}] {problem.key}: {len(rows)} rows, best gconv "
-                  f"{best if best is not None else '-'} ms", flush=True)
+    jobs = plan_jobs(problems, rule_set, arch, done_kernels(read_rows(out)))
+    print(f"{len(problems)} problems, {len(jobs)} with rows to measure; rule set {rule_set!r}", flush=True)
+    if jobs:
+        failed = warm_cache([(j.problem, list(j.kernels)) for j in jobs if j.kernels], rule_set,
+                            workers or os.cpu_count() or 1)
+        if failed:
+            print(f"  {failed} compile chunks failed (the timed pass records their errors)", flush=True)
+    for index, job in enumerate(jobs, start=1):
+        rows = profile_problem(job.problem, rule_set, kernels=list(job.kernels), warmup=warmup, repeats=repeats,
+                               skip=job.skip)
+        append_rows(out, [csv_row(job.problem, row) for row in rows])
+        best = min((r.time_ms for r in rows if r.status == "ok" and r.kernel not in CUDNN_MODES), default=None)
+        print(f"  [{index}/{len(jobs)}] {job.problem.key}: {len(rows)} rows, best gconv "
+              f"{best if best is not None else '-'} ms", flush=True)
     return read_rows(out)
 
 

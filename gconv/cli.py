@@ -194,6 +194,30 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from gconv.bench.problems import read_problems
+    from gconv.bench.sweep import SweepOptions, resolve_arch, resolve_gpus, select_problems, sweep
+    from gconv.runtime.registry import active_rule_set
+
+    try:
+        problems = select_problems(read_problems(Path(args.problems)), args.direction, args.dtype)
+    except (OSError, ValueError) as error:
+        raise GconvError(str(error)) from None
+    gpus = resolve_gpus(args.gpus)
+    options = dict(rule_set=active_rule_set(args.rule_set), arch=resolve_arch(args.arch), gpus=gpus,
+                   batch_size=args.batch_size, batch_timeout_s=args.batch_timeout, warmup=args.warmup,
+                   repeats=args.repeats, retry_failed=args.retry_failed, measure=args.measure,
+                   warm=None if args.warm == "none" else args.warm)
+    if args.workers:
+        options["workers"] = args.workers
+    try:
+        options = SweepOptions(**options)
+    except ValueError as error:
+        raise GconvError(f"bad sweep options: {error}") from None
+    print(sweep(problems, Path(args.out), options).text())
+    return 0
+
+
 def _cmd_train(args: argparse.Namespace) -> int:
     from gconv.heuristics.dataset import group_by_target, read_measurements
     from gconv.heuristics.model import model_dir
@@ -318,6 +342,28 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--batches", type=int, nargs="+", default=[1, 8, 32, 128])
     synth.add_argument("--out", required=True)
     synth.set_defaults(run=_cmd_synth)
+
+    sweep = bench.add_parser("sweep", help="time every (problem, kernel) of a rule set on all GPUs, in resumable, "
+                                           "crash-isolated batches (docs/sweep.md)")
+    sweep.add_argument("--rule-set", help="default: $GCONV_RULE_SET or 'default'")
+    sweep.add_argument("--problems", required=True, help="CSV of problems (CK column names)")
+    sweep.add_argument("--out", required=True, help="CSV to append rows to (resumes: rows already there are skipped)")
+    sweep.add_argument("--direction", nargs="+", choices=["fwd", "bwd_data", "bwd_weight"], help="only these")
+    sweep.add_argument("--dtype", nargs="+", choices=["fp16", "bf16", "fp32"], help="only these")
+    sweep.add_argument("--batch-size", type=int, default=8, help="problems per worker process (default 8)")
+    sweep.add_argument("--batch-timeout", type=float, default=1800.0,
+                       help="seconds before a batch's worker is killed and its unfinished problems marked timeout")
+    sweep.add_argument("--gpus", default="auto", help="'auto' (every CUDA device) or indices, e.g. 0,1")
+    sweep.add_argument("--workers", type=int, help="compile processes (default: all cores)")
+    sweep.add_argument("--warmup", type=int, default=3)
+    sweep.add_argument("--repeats", type=int, default=10)
+    sweep.add_argument("--retry-failed", action="store_true", help="measure rows with status crash/timeout again")
+    sweep.add_argument("--arch", help="registry arch, e.g. sm_90 (default: GPU 0's)")
+    sweep.add_argument("--measure", default="gconv.bench.profile:profile_problem", metavar="MODULE:FUNCTION",
+                       help="what a worker calls per problem (tests pass a fake that needs no GPU)")
+    sweep.add_argument("--warm", default="gconv.bench.profile:warm_problem", metavar="MODULE:FUNCTION",
+                       help="what compiles a problem's kernels before timing; 'none' skips the warm-up")
+    sweep.set_defaults(run=_cmd_sweep)
 
     train = commands.add_parser("train", help="train the LightGBM selection models from measurements")
     train.add_argument("--measurements", nargs="+", required=True, help="CSV files written by gconv profile")

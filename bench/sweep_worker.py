@@ -1,0 +1,64 @@
+"""One batch of `gconv bench sweep` in a fresh process: a job (JSON) on stdin, rows back as JSON lines.
+
+Run as `python -m gconv.bench.sweep_worker`. Messages, one JSON object per line on the original stdout:
+`{"start": key}` before a problem, `{"problem": key, "rows": [...]}` after it, `{"done": true}` at the end. A crash
+or hang here costs only this batch: the parent sees which problem was started and not finished.
+"""
+from __future__ import annotations
+
+import faulthandler
+import importlib
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+
+def load_callable(spec: str) -> Callable:
+    """'package.module:function' -> the function (the sweep's measure and warm hooks)."""
+    module_name, _, name = spec.partition(":")
+    if not module_name or not name:
+        raise ValueError(f"{spec!r}: expected MODULE:FUNCTION, e.g. gconv.bench.profile:profile_problem")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"{spec!r}: cannot import {module_name}: {error}") from None
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise ValueError(f"{spec!r}: {module_name} has no function {name!r}")
+    return function
+
+
+def run_job(job: dict, channel: TextIO) -> None:
+    from gconv.schemas import Problem
+
+    from .rows import ProfileRow
+
+    measure = load_callable(job["measure"])
+
+    def send(message: dict) -> None:
+        channel.write(json.dumps(message) + "\n")
+        channel.flush()
+
+    for item in job["problems"]:
+        problem = Problem(**item["problem"])
+        send({"start": problem.key})
+        rows = measure(problem, job["rule_set"], kernels=item["kernels"], skip=set(item["skip"]),
+                       warmup=job["warmup"], repeats=job["repeats"])
+        send({"problem": problem.key,
+              "rows": [(r if isinstance(r, ProfileRow) else ProfileRow(**r)).model_dump() for r in rows]})
+    send({"done": True})
+
+
+def main() -> int:
+    faulthandler.enable()  # a segfault leaves a Python traceback in the batch's stderr
+    channel = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # anything else printed (Triton, CUDA, the measured code) goes to stderr, not into the protocol
+    sys.stdout = sys.stderr
+    run_job(json.load(sys.stdin), channel)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

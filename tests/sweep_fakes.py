@@ -1,0 +1,42 @@
+"""Test doubles for `gconv bench sweep`: a measure function that needs no GPU and a warm function that logs.
+
+The worker process imports this module by name (`sweep_fakes:measure`); environment variables choose the problem
+on which measure crashes the process or hangs, so a retry without them succeeds.
+"""
+import os
+import signal
+import time
+import zlib
+
+from gconv.bench.rows import CUDNN_MODES, ProfileRow
+
+CRASH_ENV = "SWEEP_FAKE_CRASH"  # a problem key: measure ends the process there (os._exit(3)), like a segfault
+SEGFAULT_ENV = "SWEEP_FAKE_SEGFAULT"  # a problem key: measure kills the process with SIGSEGV
+HANG_ENV = "SWEEP_FAKE_HANG"  # a problem key: measure sleeps there far past any test's batch timeout
+WARM_LOG_ENV = "SWEEP_FAKE_WARM_LOG"  # a file: warm appends "problem kernel" lines to it
+
+
+def fake_ms(problem_key: str, kernel: str) -> float:
+    """A deterministic time in (0.01, 1.01) ms."""
+    return 0.01 + zlib.crc32(f"{problem_key}/{kernel}".encode()) % 1000 / 1000
+
+
+def measure(problem, rule_set, *, kernels, skip=frozenset(), warmup=3, repeats=10):
+    if problem.key == os.environ.get(CRASH_ENV):
+        os._exit(3)
+    if problem.key == os.environ.get(SEGFAULT_ENV):
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if problem.key == os.environ.get(HANG_ENV):
+        time.sleep(600)
+    gpu = os.environ.get("CUDA_VISIBLE_DEVICES")
+    names = list(kernels) + [m for m in CUDNN_MODES if m not in skip]
+    return [ProfileRow(problem=problem.key, kernel=name, status="ok", time_ms=fake_ms(problem.key, name), tflops=1.0,
+                       gbs=2.0, roofline_pct=50.0, detail=f"gpu {gpu}" if gpu else "") for name in names]
+
+
+def warm(problem, rule_set, names):
+    log = os.environ.get(WARM_LOG_ENV)
+    if log:
+        with open(log, "a") as f:
+            f.write("".join(f"{problem.key} {name}\n" for name in names))
+    return len(names)
