@@ -73,10 +73,8 @@ gconv_status gconv_is_supported(const gconv_problem *problem, int *supported) {
     if (supported == NULL) return gconv_fail(GCONV_STATUS_INVALID_ARGUMENT, "supported is NULL");
     *supported = 0;
     gconv_prob p;
-    gconv_status status = gconv_check_problem(problem, &p);
-    if (status != GCONV_STATUS_SUCCESS) return status;
     gconv_choice choice;
-    status = gconv_choose(&p, NULL, &choice);
+    gconv_status status = gconv_check_and_choose(problem, NULL, &p, &choice);
     *supported = status == GCONV_STATUS_SUCCESS;
     if (status == GCONV_STATUS_UNSUPPORTED) gconv_clear_error(); /* "no" is an answer, not an error */
     return status == GCONV_STATUS_UNSUPPORTED ? GCONV_STATUS_SUCCESS : status;
@@ -87,10 +85,8 @@ gconv_status gconv_select(const gconv_problem *problem, gconv_selection *selecti
     if (selection == NULL) return gconv_fail(GCONV_STATUS_INVALID_ARGUMENT, "selection is NULL");
     memset(selection, 0, sizeof *selection);
     gconv_prob p;
-    gconv_status status = gconv_check_problem(problem, &p);
-    if (status != GCONV_STATUS_SUCCESS) return status;
     gconv_choice choice;
-    status = gconv_choose(&p, NULL, &choice);
+    gconv_status status = gconv_check_and_choose(problem, NULL, &p, &choice);
     if (status != GCONV_STATUS_SUCCESS) return status;
     status = copy_string("kernel name", choice.entry->name, selection->kernel, sizeof selection->kernel);
     if (status != GCONV_STATUS_SUCCESS) return status;
@@ -106,10 +102,8 @@ gconv_status gconv_select_kernel(const gconv_problem *problem, char *name, size_
     gconv_clear_error();
     if (name == NULL) return gconv_fail(GCONV_STATUS_INVALID_ARGUMENT, "kernel name buffer is NULL");
     gconv_prob p;
-    gconv_status status = gconv_check_problem(problem, &p);
-    if (status != GCONV_STATUS_SUCCESS) return status;
     gconv_choice choice;
-    status = gconv_choose(&p, NULL, &choice);
+    gconv_status status = gconv_check_and_choose(problem, NULL, &p, &choice);
     if (status != GCONV_STATUS_SUCCESS) return status;
     return copy_string("kernel name", choice.entry->name, name, name_size);
 }
@@ -119,10 +113,8 @@ gconv_status gconv_workspace_size(const gconv_problem *problem, const char *kern
     if (bytes == NULL) return gconv_fail(GCONV_STATUS_INVALID_ARGUMENT, "bytes is NULL");
     *bytes = 0;
     gconv_prob p;
-    gconv_status status = gconv_check_problem(problem, &p);
-    if (status != GCONV_STATUS_SUCCESS) return status;
     gconv_choice choice;
-    status = gconv_choose(&p, kernel, &choice);
+    gconv_status status = gconv_check_and_choose(problem, kernel, &p, &choice);
     if (status != GCONV_STATUS_SUCCESS) return status;
     *bytes = gconv_temporary_bytes(&p, &choice);
     return GCONV_STATUS_SUCCESS;

@@ -97,6 +97,9 @@ GCONV_HIDDEN int gconv_candidate_for(const gconv_entry *entry, const gconv_prob 
 GCONV_HIDDEN double gconv_predicted_seconds(const gconv_config *config, const gconv_prob *p, int64_t padded_C,
                                             int64_t padded_K);
 GCONV_HIDDEN gconv_status gconv_choose(const gconv_prob *p, const char *kernel, gconv_choice *choice);
+/* gconv_check_problem then gconv_choose: the validated problem and the kernel for it (kernel NULL: selected). */
+GCONV_HIDDEN gconv_status gconv_check_and_choose(const gconv_problem *problem, const char *kernel, gconv_prob *p,
+                                                 gconv_choice *choice);
 GCONV_HIDDEN void gconv_tile_grid(const gconv_config *config, const gconv_prob *p, int64_t grid[3]);
 GCONV_HIDDEN double gconv_flops(const gconv_prob *p);
 GCONV_HIDDEN gconv_prob gconv_with_channels(const gconv_prob *p, int64_t C, int64_t K);

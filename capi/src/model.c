@@ -215,10 +215,8 @@ gconv_status gconv_debug_features(const gconv_problem *problem, const char *kern
         return gconv_fail(GCONV_STATUS_BUFFER_TOO_SMALL, "features needs %d entries; got %zu", GCONV_FEATURE_COUNT,
                           count);
     gconv_prob p;
-    gconv_status status = gconv_check_problem(problem, &p);
-    if (status != GCONV_STATUS_SUCCESS) return status;
     gconv_choice choice;
-    status = gconv_choose(&p, kernel, &choice);
+    gconv_status status = gconv_check_and_choose(problem, kernel, &p, &choice);
     if (status != GCONV_STATUS_SUCCESS) return status;
     gconv_prob runs = gconv_with_channels(&p, choice.padded_C, choice.padded_K);
     gconv_features(&choice.entry->config, &p, &runs, features);

@@ -382,3 +382,10 @@ gconv_status gconv_choose(const gconv_prob *p, const char *kernel, gconv_choice 
                           gconv_arch_name);
     return GCONV_STATUS_SUCCESS;
 }
+
+gconv_status gconv_check_and_choose(const gconv_problem *problem, const char *kernel, gconv_prob *p,
+                                    gconv_choice *choice) {
+    gconv_status status = gconv_check_problem(problem, p);
+    if (status != GCONV_STATUS_SUCCESS) return status;
+    return gconv_choose(p, kernel, choice);
+}
