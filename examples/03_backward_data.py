@@ -13,21 +13,7 @@ if not os.path.exists("/dev/nvidiactl"):  # no NVIDIA driver: interpret the Trit
 import torch
 
 import gconv
-from _common import ARCH, DTYPES, ON_GPU, SHORT, Checks, randn, where
-
-# Problem fields as in CK's benchmark CSV: C and K are channels *per group*.
-CASES = {
-    "grouped G=4, stride 2": dict(N=16, G=4, C=64, K=64, Hi=56, Wi=56, Y=3, X=3, stride_h=2, stride_w=2,
-                                  pad_h=1, pad_w=1) if ON_GPU else
-                             dict(N=2, G=4, C=4, K=8, Hi=9, Wi=9, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
-    "depthwise 3x3": dict(N=16, G=256, C=1, K=1, Hi=28, Wi=28, Y=3, X=3, pad_h=1, pad_w=1) if ON_GPU else
-                     dict(N=2, G=16, C=1, K=1, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1),
-}
-
-
-def torch_args(p: gconv.Problem) -> dict:
-    return dict(stride=(p.stride_h, p.stride_w), padding=(p.pad_h, p.pad_w), dilation=(p.dil_h, p.dil_w), groups=p.G)
-
+from _common import ARCH, CASES, DTYPES, SHORT, Checks, randn, torch_args, where
 
 checks = Checks()
 print(f"backward-data convolution on {where()}")

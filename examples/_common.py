@@ -11,7 +11,7 @@ import torch
 
 from gconv.runtime.device import arch_of, interpreter_active
 from gconv.runtime.reference import INTERPRETER_ERROR_BOUND, RELATIVE_ERROR_BOUND
-from gconv.schemas import DType
+from gconv.schemas import DType, Problem
 
 # Kernels run on a GPU when one is there and the interpreter was not asked for explicitly.
 ON_GPU = torch.cuda.is_available() and not interpreter_active()
@@ -27,6 +27,21 @@ if not ON_GPU and not interpreter_active():
     print("no usable GPU: re-running under TRITON_INTERPRET=1", flush=True)
     os.environ["TRITON_INTERPRET"] = "1"
     os.execv(sys.executable, [sys.executable, *sys.argv])
+
+
+# The cases of examples 02-04. Problem fields as in CK's benchmark CSV: C and K are channels *per group*.
+CASES = {
+    "grouped G=4, stride 2": dict(N=16, G=4, C=64, K=64, Hi=56, Wi=56, Y=3, X=3, stride_h=2, stride_w=2,
+                                  pad_h=1, pad_w=1) if ON_GPU else
+                             dict(N=2, G=4, C=4, K=8, Hi=9, Wi=9, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
+    "depthwise 3x3": dict(N=16, G=256, C=1, K=1, Hi=28, Wi=28, Y=3, X=3, pad_h=1, pad_w=1) if ON_GPU else
+                     dict(N=2, G=16, C=1, K=1, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1),
+}
+
+
+def torch_args(p: Problem) -> dict:
+    """The torch.nn.functional / torch.nn.grad keyword arguments of a problem."""
+    return dict(stride=(p.stride_h, p.stride_w), padding=(p.pad_h, p.pad_w), dilation=(p.dil_h, p.dil_w), groups=p.G)
 
 
 def where() -> str:
