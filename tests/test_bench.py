@@ -70,3 +70,31 @@ def test_summary_is_the_geometric_mean_of_best_against_best():
     assert lines[2].split() == ["fwd", "C/G>16", "1", "1.00x", "1.00x", "50.0%", "1"]
     assert lines[3].split() == ["fwd", "depthwise", "2", "1.10x", "0.40x", "40.0%", "1"]  # sqrt(3 * 0.4) = 1.095
     assert lines[4].split() == ["fwd", "all", "3", "1.06x", "0.40x", "44.7%", "2"]
+
+
+def test_median_ms_queues_a_sleep_so_gpu_times_exclude_host_launch_cost(monkeypatch):
+    """On CUDA: warm-up, sync, then a sleep kernel long enough for every repeat, then the event-timed runs."""
+    import torch
+
+    from gconv.bench import timing
+
+    log, elapsed = [], iter([5.0, 1.0, 3.0])
+
+    class FakeEvent:
+        def __init__(self, enable_timing):
+            assert enable_timing
+
+        def record(self):
+            log.append("record")
+
+        def elapsed_time(self, end):
+            return next(elapsed)
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: log.append("sync"))
+    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
+    monkeypatch.setattr(torch.cuda, "_sleep", lambda cycles: log.append(f"sleep {cycles}"))
+    ms = timing.median_ms(lambda i: log.append(f"run {i}"), warmup=2, repeats=3)
+    assert ms == 3.0
+    assert log == ["run 0", "run 1", "sync", f"sleep {3 * timing.SLEEP_CYCLES_PER_REPEAT}",
+                   "record", "run 2", "record", "record", "run 3", "record", "record", "run 4", "record", "sync"]
