@@ -272,6 +272,18 @@ def check(prob, device, dtype, configs) -> list[dict]:
     return rows
 
 
+def rotated_operands(prob, device, dtype) -> list[tuple]:
+    """Enough operand sets (at most 8) that cycling through them spans 100 MiB, twice the H100's L2."""
+    count = max(1, min(8, -(-100 * 2**20 // ((prob["N"] * prob["G"] * prob["Hi"] ** 2 * (1 + prob["M"])) * 2))))
+    return [operands(prob, device, dtype, seed) for seed in range(count)]
+
+
+def save_timings(out: Path | None, name: str, timings: list[dict]) -> None:
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(json.dumps(timings, indent=1))
+
+
 def gpu_ms(fn, repeats=20) -> float:
     """Median GPU time: a sleep kernel first keeps the GPU busy while the host queues every timed call, so host
     launch overhead is excluded (it is measured separately by bench/overhead.py)."""
@@ -329,8 +341,8 @@ def main() -> None:
         sys.exit(1 if bad else 0)
     timings = []
     for prob in probs:
-        sets = max(1, min(8, -(-100 * 2**20 // ((prob["N"] * prob["G"] * prob["Hi"] ** 2 * (1 + prob["M"])) * 2))))
-        ops = [operands(prob, device, dtype, s) for s in range(sets)]
+        ops = rotated_operands(prob, device, dtype)
+        sets = len(ops)
         outs = dict(fwd=torch.empty_like(ops[0][2]), bwd_data=torch.empty_like(ops[0][0]),
                     bwd_weight=torch.empty_like(ops[0][1]))
         ws = torch.zeros(ops[0][1].shape, dtype=torch.float32, device=device)
@@ -352,9 +364,7 @@ def main() -> None:
                 ops[i % sets][0], ops[i % sets][1].shape, ops[i % sets][2], **kwargs(prob)))
         timings.append(row)
         print(json.dumps(row), flush=True)
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "prototype-depthwise.json").write_text(json.dumps(timings, indent=1))
+    save_timings(args.out, "prototype-depthwise.json", timings)
 
 
 if __name__ == "__main__":

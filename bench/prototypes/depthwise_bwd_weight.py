@@ -146,8 +146,8 @@ def main() -> None:
         sys.exit(1 if bad else 0)
     timings = []
     for prob in probs:
-        sets = max(1, min(8, -(-100 * 2**20 // ((prob["N"] * prob["G"] * prob["Hi"] ** 2 * (1 + prob["M"])) * 2))))
-        ops = [v1.operands(prob, device, dtype, s) for s in range(sets)]
+        ops = v1.rotated_operands(prob, device, dtype)
+        sets = len(ops)
         dw = torch.empty_like(ops[0][1])
         ws = torch.zeros(dw.shape, dtype=torch.float32, device=device)
         row = dict(problem=v1.tag(prob))
@@ -159,9 +159,7 @@ def main() -> None:
             ops[i % sets][0], ops[i % sets][1].shape, ops[i % sets][2], **v1.kwargs(prob)))
         timings.append(row)
         print(json.dumps(row), flush=True)
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "prototype-depthwise-bwd-weight.json").write_text(json.dumps(timings, indent=1))
+    v1.save_timings(args.out, "prototype-depthwise-bwd-weight.json", timings)
 
 
 if __name__ == "__main__":
