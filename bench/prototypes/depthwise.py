@@ -19,14 +19,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import torch
 import triton
 import triton.language as tl
+
+from gconv.bench.timing import median_ms
 
 
 @triton.jit
@@ -284,20 +286,8 @@ def save_timings(out: Path | None, name: str, timings: list[dict]) -> None:
         (out / name).write_text(json.dumps(timings, indent=1))
 
 
-def gpu_ms(fn, repeats=20) -> float:
-    """Median GPU time: a sleep kernel first keeps the GPU busy while the host queues every timed call, so host
-    launch overhead is excluded (it is measured separately by bench/overhead.py)."""
-    for i in range(3):
-        fn(i)
-    torch.cuda.synchronize()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeats)]
-    torch.cuda._sleep(int(300_000 * repeats))
-    for i, (a, b) in enumerate(events):
-        a.record()
-        fn(i)
-        b.record()
-    torch.cuda.synchronize()
-    return statistics.median(a.elapsed_time(b) for a, b in events)
+# GPU time exactly as gconv profile / bench sweep measure it (sleep queued ahead of the timed calls).
+gpu_ms = partial(median_ms, warmup=3, repeats=20)
 
 
 def main() -> None:
