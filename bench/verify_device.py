@@ -1,6 +1,7 @@
 """Run every instance of a rule set on the GPU against a float64 reference and write a summary.
 
     python bench/verify_device.py --rule-set full-tests --out bench/results/verify [--workers 16] [--deadline-s 540]
+        [--filter "algorithm == 'depthwise'"]
 
 Instances are spread over worker processes (each compiles its share, so Triton's JIT runs on all cores); each
 worker appends JSON lines as it goes, so a re-run with the same --out skips finished instances (resumable).
@@ -80,6 +81,7 @@ def main() -> int:
     parser.add_argument("--out", required=True, help="directory for rows-*.jsonl and summary.md")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--deadline-s", type=float, default=None, help="stop starting instances after this long")
+    parser.add_argument("--filter", help="only the instances this expression selects (as `gconv rules list --filter`)")
     args = parser.parse_args()
 
     import torch
@@ -89,6 +91,12 @@ def main() -> int:
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     entries = [e for e in load_registry(args.rule_set).entries if e.config.dtype.value in args.dtypes]
+    if args.filter:
+        from gconv.generator.derived import filter_environment
+        from gconv.schemas.expressions import parse
+
+        selected = parse(args.filter)
+        entries = [e for e in entries if selected.matches(filter_environment(e.config, e.rule))]
     done = {row["kernel"] for row in read_rows(out_dir)}
     todo = [e.name for e in entries if e.name not in done]
     print(f"{len(entries)} instances of {args.rule_set} ({', '.join(args.dtypes)}); {len(done)} done before, "
@@ -122,7 +130,8 @@ def main() -> int:
 
     environment = (f"Device: {device}; torch {torch.__version__}; triton {triton.__version__}; "
                    f"date {datetime.date.today().isoformat()}; command: `python bench/verify_device.py "
-                   f"--rule-set {args.rule_set} --dtypes {' '.join(args.dtypes)} --out <dir>`")
+                   f"--rule-set {args.rule_set} --dtypes {' '.join(args.dtypes)} --out <dir>"
+                   + (f" --filter \"{args.filter}\"" if args.filter else "") + "`")
     summary = summarise(rows, args.rule_set, dict(expected), environment)
     (out_dir / "summary.md").write_text(summary)
     print(summary)

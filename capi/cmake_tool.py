@@ -18,11 +18,12 @@ from pathlib import Path
 ENUMS = {
     "direction": ("fwd", "bwd_data", "bwd_weight"),
     "dtype": ("fp16", "bf16", "fp32"),
-    "algorithm": ("igemm", "direct"),
+    "algorithm": ("igemm", "direct", "depthwise"),
     "pipeline": ("multistage", "tma", "persistent"),
 }
 CONFIG_FIELDS = ("direction", "dtype", "algorithm", "block_m", "block_n", "block_k", "num_warps", "num_stages",
-                 "pipeline", "raster_group", "vector_width", "groups_to_merge", "split_k")
+                 "pipeline", "raster_group", "vector_width", "groups_to_merge", "split_k", "tile_w", "filter_size",
+                 "multiplier")
 
 
 def write_if_changed(path: Path, text: str) -> None:
@@ -100,6 +101,7 @@ def rules_header() -> str:
         "GCONV_FULL_EFFICIENCY_TILE": str(analytic.FULL_EFFICIENCY_TILE),
         "GCONV_PEAK_FRACTION": _c_float(analytic.PEAK_FRACTION),
         "GCONV_DIRECT_PEAK_FRACTION": _c_float(analytic.DIRECT_PEAK_FRACTION),
+        "GCONV_DEPTHWISE_PEAK_FRACTION": _c_float(analytic.DEPTHWISE_PEAK_FRACTION),
         "GCONV_PERSISTENT_GAIN": _c_float(analytic.PERSISTENT_GAIN),
         "GCONV_TMA_ALIGN_BYTES": str(support.TMA_ALIGN_BYTES),
         "GCONV_MAX_GRID_Y": str(support.MAX_GRID_Y),

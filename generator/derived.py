@@ -3,19 +3,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from gconv.schemas import Algorithm, ArchSpec, KernelConfig
+from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig
 from gconv.schemas.fields import TILE_ALIASES
 
 
 def smem_bytes(config: KernelConfig) -> int:
     """Shared memory of the software-pipelined operand tiles (what Triton allocates for the main loop)."""
-    if config.algorithm is Algorithm.direct:
+    if config.algorithm is not Algorithm.igemm:
         return 0
     return config.num_stages * (config.block_m + config.block_n) * config.block_k * config.dtype.bytes
 
 
 def acc_registers_per_thread(config: KernelConfig, warp_size: int = 32) -> int:
-    return config.block_m * config.block_n // (config.num_warps * warp_size)
+    """fp32 accumulators per thread: the output tile, for depthwise times the multiplier (and for bwd_weight,
+    which keeps one pixel-tile accumulator per tap of its filter row, times filter_size)."""
+    tile = config.block_m * config.block_n
+    if config.algorithm is Algorithm.depthwise:
+        tile *= config.multiplier * (config.filter_size if config.direction is Direction.bwd_weight else 1)
+    return tile // (config.num_warps * warp_size)
 
 
 def config_fields(config: KernelConfig) -> dict[str, Any]:

@@ -101,6 +101,13 @@ def render_context(config: KernelConfig, provenance: Provenance) -> dict:
         # fp32 operands go through tensor cores as TF32, as cuDNN does by default for convolutions.
         "dot_precision": ', input_precision="tf32"' if config.dtype is DType.fp32 else "",
         "direct": config.algorithm is Algorithm.direct,
+        "tile_h": config.tile_h,
+        "tile_w": config.tile_w,
+        "filter_size": config.filter_size,
+        "multiplier": config.multiplier,
+        "taps": list(range(config.filter_size)),  # depthwise bwd_weight: one accumulator per tap of a filter row
+        "accumulator_shape": "(BLOCK_H * BLOCK_W, BLOCK_G)" if config.multiplier == 1 else
+                             "(BLOCK_H * BLOCK_W, BLOCK_G, M)",
     }
 
 

@@ -11,8 +11,10 @@ choices between instances of one registry:
    with epilogues: a small gain).
 3. Small tiles reach a lower fraction of the tensor-core peak (fewer operand reuses per byte loaded).
 
-Direct kernels run on CUDA cores (arch.cuda_core_tflops); bwd_weight split-K adds its fp32 atomics
-traffic; every kernel pays a fixed launch latency. Time is max(compute, memory) + latency.
+Direct and depthwise kernels run on CUDA cores (arch.cuda_core_tflops) and compute only the useful taps;
+depthwise kernels, with their taps unrolled and no channel loop, are credited a larger fraction of that peak
+(a prior, not a fit: the trained models replace it). bwd_weight split-K adds its fp32 atomics traffic; every
+kernel pays a fixed launch latency. Time is max(compute, memory) + latency.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ REGISTERS_OVERHEAD_PER_THREAD = 48  # addresses, loop state, operand fragments b
 FULL_EFFICIENCY_TILE = 128 * 128  # tiles this large and larger can approach the tensor-core peak
 PEAK_FRACTION = 0.75  # what a well-tuned Triton GEMM reaches on large tiles
 DIRECT_PEAK_FRACTION = 0.5
+DEPTHWISE_PEAK_FRACTION = 0.6
 PERSISTENT_GAIN = 0.97
 
 
@@ -44,7 +47,7 @@ class Estimate:
 def resident_blocks_per_sm(config: KernelConfig, arch: ArchSpec) -> int:
     threads = config.num_warps * arch.warp_size
     by_threads = MAX_THREADS_PER_SM // threads
-    accumulators = config.block_m * config.block_n // threads if config.algorithm is Algorithm.igemm else 16
+    accumulators = accumulators_per_thread(config, threads)
     by_registers = arch.registers_per_sm // ((accumulators + REGISTERS_OVERHEAD_PER_THREAD) * threads)
     smem = config.num_stages * (config.block_m + config.block_n) * config.block_k * config.dtype.bytes \
         if config.algorithm is Algorithm.igemm else 0
@@ -52,17 +55,31 @@ def resident_blocks_per_sm(config: KernelConfig, arch: ArchSpec) -> int:
     return max(1, min(by_threads, by_registers, by_smem))
 
 
+def accumulators_per_thread(config: KernelConfig, threads: int) -> int:
+    """fp32 accumulators a thread holds: igemm its share of the tile; depthwise its share of the pixel x channel x
+    multiplier tile (bwd_weight: one per tap of a filter row); direct a nominal 16."""
+    if config.algorithm is Algorithm.igemm:
+        return config.block_m * config.block_n // threads
+    if config.algorithm is Algorithm.depthwise:
+        taps = config.filter_size if config.direction is Direction.bwd_weight else 1
+        return config.block_m * config.block_n * config.multiplier * taps // threads
+    return 16
+
+
 def peak_flops(config: KernelConfig, arch: ArchSpec) -> float:
-    """Achievable FLOP/s: CUDA cores for direct kernels, tensor cores scaled down for small tiles for igemm."""
+    """Achievable FLOP/s: CUDA cores for direct and depthwise kernels, tensor cores scaled down for small tiles for
+    igemm."""
     if config.algorithm is Algorithm.direct:
         return arch.cuda_core_tflops * 1e12 * DIRECT_PEAK_FRACTION
+    if config.algorithm is Algorithm.depthwise:
+        return arch.cuda_core_tflops * 1e12 * DEPTHWISE_PEAK_FRACTION
     size_factor = min(1.0, config.block_m * config.block_n / FULL_EFFICIENCY_TILE) ** 0.35
     return arch.peak_tflops[config.dtype] * 1e12 * PEAK_FRACTION * size_factor
 
 
 def memory_efficiency(config: KernelConfig, arch: ArchSpec) -> float:
     """Fraction of the DRAM bandwidth a config's loads reach (wider vectors reach more)."""
-    base, slope = (0.25, 0.75) if config.algorithm is Algorithm.direct else (0.4, 0.6)
+    base, slope = (0.4, 0.6) if config.algorithm is Algorithm.igemm else (0.25, 0.75)
     return min(1.0, base + slope * config.vector_width * config.dtype.bytes / arch.max_vector_bytes)
 
 
@@ -95,8 +112,8 @@ def estimate(config: KernelConfig, problem: Problem, arch: ArchSpec) -> Estimate
     waves = cdiv(programs, slots)  # a partial last wave (or round of a persistent grid) costs a whole one
     utilisation = programs / (waves * slots)
 
-    if config.algorithm is Algorithm.direct:
-        work = problem.flops  # the direct loops visit exactly the useful taps
+    if config.algorithm is not Algorithm.igemm:
+        work = problem.flops  # direct and depthwise loops visit exactly the useful taps
     else:
         work = 2 * grid[0] * grid[1] * config.block_m * config.block_n * _reduction_length(config, problem)
     compute_s = work / (peak_flops(config, arch) * utilisation)  # each program runs at its slot's share of the peak

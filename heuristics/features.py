@@ -20,13 +20,14 @@ from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig, Pipeline
 from .analytic import (LAUNCH_LATENCY_S, PERSISTENT_GAIN, estimate, memory_efficiency, peak_flops, problem_bytes,
                        resident_blocks_per_sm)
 
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2  # 2: the depthwise algorithm (algorithm_depthwise, tile_w, filter_size, multiplier)
 
 PROBLEM_FEATURES = ["N", "G", "C", "K", "Hi", "Wi", "Ho", "Wo", "Y", "X", "stride_h", "stride_w", "pad_h", "pad_w",
                     "dil_h", "dil_w", "log2_gemm_m", "log2_gemm_n", "log2_gemm_k", "log2_flops", "log2_bytes",
                     "arithmetic_intensity", "depthwise"]
 KERNEL_FEATURES = ["direct", "block_m", "block_n", "block_k", "num_warps", "num_stages", "pipeline_tma",
-                   "pipeline_persistent", "raster_group", "vector_width", "groups_to_merge", "split_k"]
+                   "pipeline_persistent", "raster_group", "vector_width", "groups_to_merge", "split_k", "algorithm_depthwise",
+                   "tile_w", "filter_size", "multiplier"]
 DERIVED_FEATURES = ["log2_programs", "waves", "tail_utilisation", "waste_m", "waste_n", "waste_k", "log2_padded_work",
                     "work_per_program", "channel_padding_growth", "log2_analytic_seconds",
                     "log2_analytic_compute_s", "log2_analytic_memory_s"]
@@ -45,7 +46,8 @@ def kernel_features(config: KernelConfig) -> list[float]:
     c = config
     return [float(c.algorithm is Algorithm.direct), c.block_m, c.block_n, c.block_k, c.num_warps, c.num_stages,
             float(c.pipeline is Pipeline.tma), float(c.pipeline is Pipeline.persistent), c.raster_group,
-            c.vector_width, c.groups_to_merge, c.split_k]
+            c.vector_width, c.groups_to_merge, c.split_k, float(c.algorithm is Algorithm.depthwise), c.tile_w,
+            c.filter_size, c.multiplier]
 
 
 def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,
@@ -128,11 +130,16 @@ class _KernelColumns(NamedTuple):
     arch: ArchSpec
     direction: Direction | None  # the configs' common direction (None when they mix directions)
     features: np.ndarray  # kernel_features rows
-    divisors: np.ndarray  # (4, n): block_m, block_n, block_k, groups_to_merge; all 1 for direct kernels
+    divisors: np.ndarray  # (4, n): block_m, block_n, block_k, groups_to_merge; all 1 for CUDA-core kernels
     multipliers: np.ndarray  # (4, n): what scales the problem sizes of _extents to tile_rows_cols (merged groups)
-    direct: np.ndarray | None  # bool mask of the direct kernels (None when there are none)
+    cuda_core: np.ndarray | None  # bool mask of the direct and depthwise kernels (None when there are none)
+    depthwise: np.ndarray | None  # bool mask of the depthwise kernels (None when there are none)
     block_m: np.ndarray
     block_n: np.ndarray
+    tile_h: np.ndarray  # depthwise pixel tile rows and columns (1 for the other algorithms)
+    tile_w: np.ndarray
+    filter_size: np.ndarray
+    splits: np.ndarray  # split_k of every config
     split_k: np.ndarray | None  # None when no config splits GEMM-K
     split_k_bytes: np.ndarray  # fp32 atomics traffic per weight element: 2 * split_k * 4 when split, else 0
     slots: np.ndarray  # SMs x resident blocks per SM
@@ -153,6 +160,8 @@ class _RunColumns(NamedTuple):
     Wi: int | np.ndarray
     Ho: int | np.ndarray
     Wo: int | np.ndarray
+    stride_h: int | np.ndarray
+    stride_w: int | np.ndarray
     Y: int | np.ndarray
     X: int | np.ndarray
     gemm_k: int | np.ndarray  # Problem.gemm.K
@@ -184,9 +193,13 @@ class _ConfigNumbers(NamedTuple):
     features: tuple[float, ...]
     divisors: tuple[int, int, int, int]
     multipliers: tuple[int, int, int, int]
-    direct: bool
+    cuda_core: bool
+    depthwise: bool
     block_m: int
     block_n: int
+    tile_h: int
+    tile_w: int
+    filter_size: int
     split_k: int
     slots: int
     double_tile_volume: int
@@ -214,13 +227,15 @@ def _config_row(config: KernelConfig, arch: ArchSpec) -> np.ndarray:
 
 def _config_numbers(c: KernelConfig, arch: ArchSpec) -> _ConfigNumbers:
     """The per-config arithmetic of derived_features and analytic.estimate, done once (Python numbers)."""
-    direct = c.algorithm is Algorithm.direct
+    cuda_core = c.algorithm is not Algorithm.igemm
+    depthwise = c.algorithm is Algorithm.depthwise
     merge = c.groups_to_merge
     return _ConfigNumbers(
         features=tuple(kernel_features(c)),
-        divisors=(1, 1, 1, 1) if direct else (c.block_m, c.block_n, c.block_k, merge),
-        multipliers=(merge if c.direction is Direction.bwd_weight else 1, merge, 1, 1), direct=direct,
-        block_m=c.block_m, block_n=c.block_n, split_k=c.split_k,
+        divisors=(1, 1, 1, 1) if cuda_core else (c.block_m, c.block_n, c.block_k, merge),
+        multipliers=(merge if c.direction is Direction.bwd_weight else 1, merge, 1, 1), cuda_core=cuda_core,
+        depthwise=depthwise, block_m=c.block_m, block_n=c.block_n, tile_h=c.tile_h if depthwise else 1,
+        tile_w=c.tile_w if depthwise else 1, filter_size=c.filter_size if depthwise else 1, split_k=c.split_k,
         slots=arch.sm_count * resident_blocks_per_sm(c, arch),
         double_tile_volume=2 * c.block_m * c.block_n * c.block_k, peak_flops=peak_flops(c, arch),
         bandwidth=arch.dram_bandwidth_gbs * 1e9 * memory_efficiency(c, arch),
@@ -236,7 +251,9 @@ def _build_kernel_columns(configs: tuple[KernelConfig, ...], arch: ArchSpec) -> 
     return _KernelColumns(
         configs=configs, arch=arch, direction=directions.pop() if len(directions) == 1 else None,
         features=n.features.T.copy(), divisors=n.divisors, multipliers=n.multipliers,
-        direct=n.direct.astype(bool) if n.direct.any() else None, block_m=n.block_m, block_n=n.block_n,
+        cuda_core=n.cuda_core.astype(bool) if n.cuda_core.any() else None,
+        depthwise=n.depthwise.astype(bool) if n.depthwise.any() else None, block_m=n.block_m, block_n=n.block_n,
+        tile_h=n.tile_h, tile_w=n.tile_w, filter_size=n.filter_size, splits=n.split_k,
         split_k=n.split_k if (n.split_k > 1).any() else None,
         split_k_bytes=np.where(n.split_k > 1, 2 * n.split_k * 4, 0.0),
         slots=n.slots, double_tile_volume=n.double_tile_volume, peak_flops=n.peak_flops, bandwidth=n.bandwidth,
@@ -276,7 +293,7 @@ def _run_sizes(N, G, C, K, Hi, Wi, Y, X, stride_h, stride_w, pad_h, pad_w, dil_h
     gemm_k = C * Y * X if direction is Direction.fwd else K * Y * X if direction is Direction.bwd_data else N * Ho * Wo
     flops = 2 * N * G * K * C * Ho * Wo * Y * X
     moved = (N * G * C * Hi * Wi + G * K * C * Y * X + N * G * K * Ho * Wo) * elt
-    return _RunColumns(N, G, C, K, Hi, Wi, Ho, Wo, Y, X, gemm_k, flops, moved)
+    return _RunColumns(N, G, C, K, Hi, Wi, Ho, Wo, stride_h, stride_w, Y, X, gemm_k, flops, moved)
 
 
 def _extents(k: _KernelColumns, r: _RunColumns) -> np.ndarray:
@@ -304,6 +321,18 @@ def _direct_programs(k: _KernelColumns, r: _RunColumns) -> np.ndarray:
     return np.ceil(pixels / k.block_m) * np.ceil(channels / k.block_n)
 
 
+def _depthwise_programs(k: _KernelColumns, r: _RunColumns) -> np.ndarray:
+    """grid.depthwise_grid's program count: pixel tiles (bwd_data: per stride-residue class) x group blocks
+    (bwd_weight: splits x group blocks x filter rows)."""
+    groups = np.ceil(r.G / k.block_n)
+    if k.direction is Direction.fwd:
+        return r.N * np.ceil(r.Ho / k.tile_h) * np.ceil(r.Wo / k.tile_w) * groups
+    if k.direction is Direction.bwd_data:
+        rows, cols = np.ceil(r.Hi / r.stride_h), np.ceil(r.Wi / r.stride_w)
+        return r.N * (r.stride_h * r.stride_w) * np.ceil(rows / k.tile_h) * np.ceil(cols / k.tile_w) * groups
+    return k.splits * groups * k.filter_size
+
+
 def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, original: Problem) -> None:
     """Write derived_features, the analytic estimate included, into derived: one row per DERIVED_FEATURES name."""
     (log2_programs, waves, tail, _, _, _, log2_padded_work, work_per_program, growth, log2_seconds, log2_compute_s,
@@ -315,9 +344,11 @@ def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, origin
     if k.split_k is not None:
         programs *= k.split_k
     work = programs * k.double_tile_volume * steps[2]  # the padded work, which analytic.estimate counts too
-    if k.direct is not None:
-        np.copyto(programs, _direct_programs(k, r), where=k.direct)
-        np.copyto(work, r.flops, where=k.direct)
+    if k.cuda_core is not None:
+        np.copyto(programs, _direct_programs(k, r), where=k.cuda_core)
+        np.copyto(work, r.flops, where=k.cuda_core)
+    if k.depthwise is not None:
+        np.copyto(programs, _depthwise_programs(k, r), where=k.depthwise)
     np.divide(programs, k.slots, out=waves)
     np.divide(waves, np.ceil(waves), out=tail)  # programs / (rounds x slots)
     np.log2(programs, out=log2_programs)

@@ -23,6 +23,8 @@ def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
     if config.dtype is not problem.dtype:
         return f"kernel dtype {config.dtype.value} != problem dtype {problem.dtype.value}"
     v = config.vector_width
+    if config.algorithm is Algorithm.depthwise:
+        return _depthwise_reason(config, problem)
     if config.algorithm is Algorithm.direct:
         if v > 1 and not (problem.C == 1 and problem.K == 1 and problem.G % v == 0):
             return f"direct vector width {v} needs depthwise C=K=1 with G % {v} == 0"
@@ -37,6 +39,22 @@ def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
         return f"merges {config.groups_to_merge} groups but the problem has G={problem.G}"
     if config.pipeline is Pipeline.tma:
         return _tma_reason(config, problem)
+    return None
+
+
+def _depthwise_reason(config: KernelConfig, problem: Problem) -> str | None:
+    p, f, m, v = problem, config.filter_size, config.multiplier, config.vector_width
+    if p.C != 1:
+        return f"depthwise kernels need one input channel per group (C=1), got C={p.C}"
+    if p.K != m:
+        return f"this depthwise kernel is built for channel multiplier K={m}, got K={p.K}"
+    if (p.Y, p.X) != (f, f):
+        return f"this depthwise kernel is built for a {f}x{f} filter, got {p.Y}x{p.X}"
+    if v > 1 and p.G % v:
+        return f"vector width {v} needs G % {v} == 0 (G={p.G})"
+    blocks = -(-p.G // config.block_n)
+    if blocks > MAX_GRID_Y:
+        return f"depthwise launches G/{config.block_n} = {blocks} programs on grid axis 1, at most {MAX_GRID_Y}"
     return None
 
 

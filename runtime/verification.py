@@ -30,6 +30,8 @@ DEVICE_SHAPES: dict[str, dict] = {
     "depthwise-s2": dict(N=4, G=64, C=1, K=1, Hi=29, Wi=31, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
     "depthwise-5x5-d2": dict(N=2, G=96, C=1, K=1, Hi=20, Wi=20, Y=5, X=5, pad_h=4, pad_w=4, dil_h=2, dil_w=2),
     "multiplier-s2": dict(N=2, G=24, C=1, K=2, Hi=15, Wi=15, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
+    "multiplier4-odd": dict(N=2, G=40, C=1, K=4, Hi=13, Wi=14, Y=3, X=3, pad_h=1, pad_w=0),
+    "depthwise-7x7-s2": dict(N=2, G=48, C=1, K=1, Hi=23, Wi=22, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),
     "pointwise": dict(N=4, G=4, C=32, K=48, Hi=16, Wi=16, Y=1, X=1),
     "stem-7x7-odd": dict(N=2, G=1, C=3, K=24, Hi=33, Wi=33, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),
 }

@@ -30,10 +30,12 @@ class DType(str, Enum):
 
 
 class Algorithm(str, Enum):
-    """Kernel family: implicit GEMM on tensor cores, or a direct (non-GEMM) loop on CUDA cores."""
+    """Kernel family: implicit GEMM on tensor cores, or a loop on CUDA cores (direct: any small C/G and filter;
+    depthwise: C/G = 1 with the filter size and channel multiplier fixed at compile time)."""
 
     igemm = "igemm"
     direct = "direct"
+    depthwise = "depthwise"
 
 
 class Pipeline(str, Enum):

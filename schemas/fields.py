@@ -4,10 +4,10 @@ from __future__ import annotations
 CONFIG_FIELDS: dict[str, str] = {
     "direction": "fwd | bwd_data | bwd_weight",
     "dtype": "fp16 | bf16 | fp32",
-    "algorithm": "igemm | direct",
-    "block_m": "tile rows (igemm: GEMM-M; direct: output pixels per program)",
-    "block_n": "tile columns (igemm: GEMM-N; direct: channels per program)",
-    "block_k": "reduction step of the main loop (igemm only; 1 for direct)",
+    "algorithm": "igemm | direct | depthwise",
+    "block_m": "tile rows (igemm: GEMM-M; direct, depthwise: pixels per program)",
+    "block_n": "tile columns (igemm: GEMM-N; direct, depthwise: channels per program)",
+    "block_k": "reduction step of the main loop (igemm only; 1 otherwise)",
     "num_warps": "warps per program",
     "num_stages": "software-pipelining depth",
     "pipeline": "multistage | tma | persistent",
@@ -15,6 +15,9 @@ CONFIG_FIELDS: dict[str, str] = {
     "vector_width": "elements per contiguous vector load along the channel dimension",
     "groups_to_merge": "groups sharing one tile (block-diagonal)",
     "split_k": "bwd_weight: programs splitting the N*Ho*Wo reduction",
+    "tile_w": "depthwise: pixels per row of the 2-D pixel tile (block_m / tile_w rows); 0 otherwise",
+    "filter_size": "depthwise: the square filter's side, fixed at compile time; 0 otherwise",
+    "multiplier": "depthwise: output channels per input channel (K), fixed at compile time; 0 otherwise",
 }
 
 TILE_ALIASES: dict[str, str] = {"tile_m": "block_m", "tile_n": "block_n", "tile_k": "block_k"}
@@ -27,7 +30,8 @@ DERIVED_FIELDS: dict[str, str] = {
     "threads": "num_warps * arch.warp_size",
     "vector_bytes": "vector_width * elt_bytes",
     "smem_bytes": "shared memory of the pipelined operand tiles: num_stages * (block_m + block_n) * block_k * elt_bytes",
-    "acc_registers_per_thread": "fp32 accumulator registers per thread: block_m * block_n / threads",
+    "acc_registers_per_thread": "fp32 accumulator registers per thread: block_m * block_n / threads "
+                                "(depthwise: times the multiplier, and the filter_size taps for bwd_weight)",
     "min_dot_m": "arch minimum tl.dot M for dtype",
     "min_dot_n": "arch minimum tl.dot N for dtype",
     "min_dot_k": "arch minimum tl.dot K for dtype",

@@ -12,12 +12,14 @@ _TOKEN_PIPELINES = {token: pipeline for pipeline, token in PIPELINE_TOKENS.items
 # Canonical names: fixed axis order, short tokens.
 #   igemm:  {dir}_{dtype}_igemm_m{BM}n{BN}k{BK}_w{warps}_s{stages}_{ms|tma|pers}_g{raster}_v{vec}_mg{merge}[_sk{split}]
 #   direct: {dir}_{dtype}_direct_p{pixels}c{channels}_w{warps}_v{vec}[_sk{split}]
+#   depthwise: {dir}_{dtype}_depthwise_t{tile_h}x{tile_w}c{channels}_f{filter}_m{multiplier}_w{warps}_v{vec}[_sk{split}]
 # The split-K token is present exactly for bwd_weight, the only direction with a split reduction.
 _NAME_RE = re.compile(
     r"^(?P<direction>fwd|bwd_data|bwd_weight)_(?P<dtype>fp16|bf16|fp32)_(?:"
     r"igemm_m(?P<bm>\d+)n(?P<bn>\d+)k(?P<bk>\d+)_w(?P<iw>\d+)_s(?P<stages>\d+)_(?P<pipe>ms|tma|pers)"
     r"_g(?P<raster>\d+)_v(?P<iv>\d+)_mg(?P<merge>\d+)"
-    r"|direct_p(?P<bp>\d+)c(?P<bc>\d+)_w(?P<dw>\d+)_v(?P<dv>\d+))"
+    r"|direct_p(?P<bp>\d+)c(?P<bc>\d+)_w(?P<dw>\d+)_v(?P<dv>\d+)"
+    r"|depthwise_t(?P<th>\d+)x(?P<tw>\d+)c(?P<gc>\d+)_f(?P<fs>\d+)_m(?P<mult>\d+)_w(?P<ww>\d+)_v(?P<wv>\d+))"
     r"(?:_sk(?P<split>\d+))?$"
 )
 
@@ -27,7 +29,12 @@ def _is_power_of_two(value: int) -> bool:
 
 
 class KernelConfig(BaseModel):
-    """One kernel instance. For `direct`, block_m counts output pixels and block_n channels per program."""
+    """One kernel instance. For `direct` and `depthwise`, block_m counts pixels and block_n channels per program.
+
+    `depthwise` programs own a 2-D pixel tile (block_m // tile_w rows of tile_w pixels) for a filter_size x
+    filter_size filter and a channel multiplier (K per group) fixed at compile time; those three axes are 0 (not an
+    axis) for the other algorithms.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -44,6 +51,9 @@ class KernelConfig(BaseModel):
     vector_width: int = Field(1, gt=0, le=16)
     groups_to_merge: int = Field(1, gt=0, le=64)
     split_k: int = Field(1, gt=0, le=256)
+    tile_w: int = Field(0, ge=0, le=1024)
+    filter_size: int = Field(0, ge=0, le=15)
+    multiplier: int = Field(0, ge=0, le=64)
 
     @model_validator(mode="after")
     def _axes_are_consistent(self) -> "KernelConfig":
@@ -52,14 +62,33 @@ class KernelConfig(BaseModel):
                 raise ValueError(f"{field} must be a power of two, got {getattr(self, field)}")
         if self.split_k > 1 and self.direction is not Direction.bwd_weight:
             raise ValueError(f"split_k > 1 is a bwd_weight axis, got split_k={self.split_k} for {self.direction.value}")
-        if self.algorithm is Algorithm.direct:
-            fixed = {"block_k": 1, "num_stages": 1, "pipeline": Pipeline.multistage, "raster_group": 1,
-                     "groups_to_merge": 1}
-            for field, value in fixed.items():
-                if getattr(self, field) != value:
-                    shown = value.value if isinstance(value, Pipeline) else value
-                    raise ValueError(f"the direct algorithm has no {field} axis: it must be {shown}")
+        fixed = {} if self.algorithm is Algorithm.igemm else {
+            "block_k": 1, "num_stages": 1, "pipeline": Pipeline.multistage, "raster_group": 1, "groups_to_merge": 1}
+        if self.algorithm is not Algorithm.depthwise:
+            fixed.update(tile_w=0, filter_size=0, multiplier=0)
+        for field, value in fixed.items():
+            if getattr(self, field) != value:
+                shown = value.value if isinstance(value, Pipeline) else value
+                raise ValueError(f"the {self.algorithm.value} algorithm has no {field} axis: it must be {shown}")
+        if self.algorithm is Algorithm.depthwise:
+            self._check_depthwise_axes()
         return self
+
+    def _check_depthwise_axes(self) -> None:
+        for field in ("tile_w", "multiplier"):
+            if not _is_power_of_two(getattr(self, field)):
+                raise ValueError(f"depthwise {field} must be a power of two, got {getattr(self, field)}")
+        if self.tile_w > self.block_m:
+            raise ValueError(f"depthwise tile_w ({self.tile_w}) must be at most block_m ({self.block_m}), "
+                             "the pixels of the tile")
+        if self.filter_size % 2 == 0:
+            raise ValueError(f"depthwise filter_size must be odd (the square filter it unrolls), "
+                             f"got {self.filter_size}")
+
+    @property
+    def tile_h(self) -> int:
+        """Depthwise: rows of the 2-D pixel tile a program owns (0 for the other algorithms)."""
+        return self.block_m // self.tile_w if self.tile_w else 0
 
     @property
     def name(self) -> str:
@@ -69,8 +98,11 @@ class KernelConfig(BaseModel):
                 f"igemm_m{self.block_m}n{self.block_n}k{self.block_k}_w{self.num_warps}_s{self.num_stages}"
                 f"_{self.pipeline.token}_g{self.raster_group}_v{self.vector_width}_mg{self.groups_to_merge}"
             )
-        else:
+        elif self.algorithm is Algorithm.direct:
             body = f"direct_p{self.block_m}c{self.block_n}_w{self.num_warps}_v{self.vector_width}"
+        else:
+            body = (f"depthwise_t{self.tile_h}x{self.tile_w}c{self.block_n}_f{self.filter_size}_m{self.multiplier}"
+                    f"_w{self.num_warps}_v{self.vector_width}")
         tail = f"_sk{self.split_k}" if self.direction is Direction.bwd_weight else ""
         return f"{head}_{body}{tail}"
 
@@ -80,8 +112,8 @@ class KernelConfig(BaseModel):
         match = _NAME_RE.match(name)
         if match is None:
             raise ValueError(
-                f"{name!r} is not a kernel name; expected e.g. 'fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1' "
-                "or 'bwd_weight_fp16_direct_p64c32_w4_v8_sk4'"
+                f"{name!r} is not a kernel name; expected e.g. 'fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1', "
+                "'bwd_weight_fp16_direct_p64c32_w4_v8_sk4' or 'fwd_bf16_depthwise_t4x16c32_f3_m1_w4_v8'"
             )
         parts = match.groupdict()
         direction = Direction(parts["direction"])
@@ -97,9 +129,15 @@ class KernelConfig(BaseModel):
                 pipeline=_TOKEN_PIPELINES[parts["pipe"]], raster_group=int(parts["raster"]),
                 vector_width=int(parts["iv"]), groups_to_merge=int(parts["merge"]),
             )
+        if parts["bp"] is not None:
+            return cls(
+                **common, algorithm=Algorithm.direct, block_m=int(parts["bp"]), block_n=int(parts["bc"]),
+                num_warps=int(parts["dw"]), vector_width=int(parts["dv"]),
+            )
         return cls(
-            **common, algorithm=Algorithm.direct, block_m=int(parts["bp"]), block_n=int(parts["bc"]),
-            num_warps=int(parts["dw"]), vector_width=int(parts["dv"]),
+            **common, algorithm=Algorithm.depthwise, block_m=int(parts["th"]) * int(parts["tw"]),
+            tile_w=int(parts["tw"]), block_n=int(parts["gc"]), filter_size=int(parts["fs"]),
+            multiplier=int(parts["mult"]), num_warps=int(parts["ww"]), vector_width=int(parts["wv"]),
         )
 
     def axes(self) -> dict[str, object]:

@@ -67,16 +67,18 @@ class TileSpec(_Strict):
     block_n: PowerOfTwo
     block_k: list[PowerOfTwo] = Field(default=[1], min_length=1)
     num_warps: list[PowerOfTwo] = Field(min_length=1)
+    tile_w: Optional[list[PowerOfTwo]] = Field(default=None, min_length=1)
 
     @field_validator("block_m", "block_n")
     @classmethod
     def _pow2(cls, value: int) -> int:
         return _powers_of_two([value], "tile sizes")[0]
 
-    @field_validator("block_k", "num_warps")
+    @field_validator("block_k", "num_warps", "tile_w")
     @classmethod
-    def _pow2_list(cls, values: list[int]) -> list[int]:
-        return _unique(_powers_of_two(values, "block_k and num_warps"), "the list")
+    def _pow2_list(cls, values: list[int] | None) -> list[int] | None:
+        return None if values is None else _unique(_powers_of_two(values, "block_k, num_warps and tile_w"),
+                                                   "the list")
 
 
 class Rule(_Strict):
@@ -94,9 +96,12 @@ class Rule(_Strict):
     vectors: list[VectorStrategy] = Field(default=[VectorStrategy.max], min_length=1)
     groups_to_merge: list[PowerOfTwo] = Field(default=[1], min_length=1)
     split_k: list[PositiveInt] = Field(default=[1], min_length=1)
+    filter_sizes: Optional[list[PositiveInt]] = Field(default=None, min_length=1)
+    multipliers: Optional[list[PowerOfTwo]] = Field(default=None, min_length=1)
     constraints: list[Constraint] = []
 
-    @field_validator("directions", "dtypes", "num_stages", "pipelines", "raster_groups", "vectors", "split_k")
+    @field_validator("directions", "dtypes", "num_stages", "pipelines", "raster_groups", "vectors", "split_k",
+                     "filter_sizes")
     @classmethod
     def _no_repeats(cls, values: list) -> list:
         return _unique(values, "the list")
@@ -105,6 +110,24 @@ class Rule(_Strict):
     @classmethod
     def _merge_pow2(cls, values: list[int]) -> list[int]:
         return _unique(_powers_of_two(values, "groups_to_merge"), "the list")
+
+    @field_validator("multipliers")
+    @classmethod
+    def _multipliers_pow2(cls, values: list[int] | None) -> list[int] | None:
+        return None if values is None else _unique(_powers_of_two(values, "multipliers"), "the list")
+
+    @model_validator(mode="after")
+    def _depthwise_axes(self) -> "Rule":
+        depthwise = self.algorithm is Algorithm.depthwise
+        given = {"filter_sizes": self.filter_sizes is not None, "multipliers": self.multipliers is not None,
+                 "tiles[].tile_w": all(tile.tile_w is not None for tile in self.tiles)}
+        for field, present in given.items():
+            if depthwise and not present:
+                raise ValueError(f"a depthwise rule needs {field}")
+        if not depthwise and (self.filter_sizes is not None or self.multipliers is not None
+                              or any(tile.tile_w is not None for tile in self.tiles)):
+            raise ValueError("filter_sizes, multipliers and tiles[].tile_w are axes of the depthwise algorithm only")
+        return self
 
 
 class Selection(_Strict):

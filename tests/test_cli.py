@@ -35,13 +35,15 @@ def test_list_selects_by_filter_and_exports_json(capsys):
         "archs": ["sm_80", "sm_90"], "selected_by": ["full-tests:row-major-walk", "tiny:igemm-persistent-fp32"],
         "config": {"direction": "fwd", "dtype": "fp32", "algorithm": "igemm", "block_m": 128, "block_n": 64,
                    "block_k": 32, "num_warps": 4, "num_stages": 3, "pipeline": "persistent", "raster_group": 1,
-                   "vector_width": 4, "groups_to_merge": 1, "split_k": 1}}
+                   "vector_width": 4, "groups_to_merge": 1, "split_k": 1, "tile_w": 0, "filter_size": 0,
+                   "multiplier": 0}}
 
 
 @pytest.mark.parametrize("text, message", [
     ("tile_nn >= 1", "error: unknown field 'tile_nn'; known fields: algorithm, block_k, block_m, block_n, direction, "
-                     "dtype, groups_to_merge, name, num_stages, num_warps, pipeline, raster_group, rule, split_k, "
-                     "tile_k, tile_m, tile_n, vector_width\n    tile_nn >= 1\n    ^\n"),
+                     "dtype, filter_size, groups_to_merge, multiplier, name, num_stages, num_warps, pipeline, "
+                     "raster_group, rule, split_k, tile_k, tile_m, tile_n, tile_w, vector_width\n    tile_nn >= 1\n"
+                     "    ^\n"),
     ("__import__('os')", "error: expected an operator or the end of the expression, found '('\n"
                          "    __import__('os')\n              ^\n"),
 ])
@@ -60,7 +62,7 @@ def test_stats_shows_all_six_sets(capsys):
     assert 300 <= totals["full"] <= 3000
     for quarter in ("tests", "profiler"):
         assert 0.15 <= totals[quarter] / totals["full"] <= 0.4
-    assert totals["tiny"] <= 30
+    assert totals["tiny"] <= 40
     assert "vector_width (bwd_weight)" in out and "split_k (bwd_weight)" in out
 
 
@@ -70,7 +72,7 @@ def test_explain_says_which_rule_admits_and_which_constraint_excludes(capsys):
     assert out.splitlines()[:3] == [
         "fwd_fp32_igemm_m128n128k64_w8_s4_ms_g8_v4_mg1",
         "  full [rules/full.yaml]: NOT IN",
-        "    rule 'igemm-fwd' on sm_90: excluded by set constraint 'algorithm == 'direct' or smem_bytes <= "
+        "    rule 'igemm-fwd' on sm_90: excluded by set constraint 'algorithm != 'igemm' or smem_bytes <= "
         "arch.max_smem_per_block_bytes' (shared-memory budget of the pipelined operand tiles)",
     ]
     code, out, _ = run(capsys, "rules", "explain", "fwd_fp16_direct_p64c32_w4_v8", "--rule-set", "tiny")
@@ -86,8 +88,8 @@ def test_explain_says_which_rule_admits_and_which_constraint_excludes(capsys):
 def test_explain_refuses_a_name_that_is_not_a_kernel_name(capsys):
     code, out, err = run(capsys, "rules", "explain", "bogus")
     assert (code, out) == (2, "")
-    assert err == ("error: 'bogus' is not a kernel name; expected e.g. 'fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1' "
-                   "or 'bwd_weight_fp16_direct_p64c32_w4_v8_sk4'\n")
+    assert err == ("error: 'bogus' is not a kernel name; expected e.g. 'fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1', "
+                   "'bwd_weight_fp16_direct_p64c32_w4_v8_sk4' or 'fwd_bf16_depthwise_t4x16c32_f3_m1_w4_v8'\n")
 
 
 def test_schema_writes_json_schema_files(capsys, tmp_path):

@@ -65,13 +65,15 @@ def test_tiny_exercises_every_code_path(expansions):
         tiny = [i.config for i in expansions["tiny"] if i.config.direction is direction]
         assert {c.pipeline for c in tiny} == set(Pipeline)
         assert {c.dtype for c in tiny} == set(DType)
-        assert {c.algorithm.value for c in tiny} == {"igemm", "direct"}
+        assert {c.algorithm.value for c in tiny} == {"igemm", "direct", "depthwise"}
+        assert {c.multiplier for c in tiny if c.algorithm.value == "depthwise"} == {1, 2}
         assert any(c.groups_to_merge > 1 for c in tiny)
         assert {c.vector_width for c in tiny} >= {1, 2, 4, 8}
         assert any(c.raster_group > 1 for c in tiny) and any(c.raster_group == 1 for c in tiny)
         if direction is Direction.bwd_weight:
             assert any(c.split_k > 1 and c.algorithm.value == "igemm" for c in tiny)
             assert any(c.split_k > 1 and c.algorithm.value == "direct" for c in tiny)
+            assert {c.split_k > 1 for c in tiny if c.algorithm.value == "depthwise"} == {True, False}
             assert any(c.split_k == 1 for c in tiny)
 
 

@@ -92,6 +92,17 @@ def test_every_registry_instance_of_a_direction_at_once(direction):
     assert_same(feature_matrix(problem, listed, spec), scalar_rows(problem, listed, spec))
 
 
+@pytest.mark.parametrize("direction", ["fwd", "bwd_data", "bwd_weight"])
+@pytest.mark.parametrize("multiplier, stride", [(1, 2), (2, 1), (4, 3)])
+def test_depthwise_problems_mix_all_three_algorithms(direction, multiplier, stride):
+    spec = load_arch_spec("sm_90")
+    problem = Problem(direction=direction, dtype="bf16", N=3, G=40, C=1, K=multiplier, Hi=19, Wi=23, Y=3, X=3,
+                      stride_h=stride, stride_w=2, pad_h=1, pad_w=1)
+    listed = selector_list(problem, "full", "sm_90")
+    assert {c.algorithm for c, _ in listed} == {Algorithm.igemm, Algorithm.direct, Algorithm.depthwise}
+    assert_same(feature_matrix(problem, listed, spec), scalar_rows(problem, listed, spec))
+
+
 def test_equal_problems_that_are_distinct_objects_and_a_single_candidate():
     spec = load_arch_spec("sm_80")
     problem = Problem(direction="bwd_weight", dtype="fp16", N=32, G=2, C=64, K=32, Hi=56, Wi=56, Y=3, X=3, pad_h=1,

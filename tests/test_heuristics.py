@@ -45,6 +45,13 @@ def test_feature_values_are_stable(data_regression):
         runs = problem.with_direction(config.direction)
         row = problem_features(runs) + kernel_features(config) + derived_features(config, runs, arch)
         values[name] = {feature: round(float(v), 6) for feature, v in zip(FEATURE_NAMES, row)}
+    depthwise = Problem(direction="bwd_data", dtype="bf16", N=8, G=96, C=1, K=2, Hi=30, Wi=29, Y=5, X=5, stride_h=2,
+                        stride_w=2, pad_h=2, pad_w=2)
+    for name in ["bwd_data_bf16_depthwise_t4x8c32_f5_m2_w2_v8", "bwd_weight_bf16_depthwise_t4x8c32_f5_m2_w4_v8_sk16"]:
+        config = KernelConfig.from_name(name)
+        runs = depthwise.with_direction(config.direction)
+        row = problem_features(runs) + kernel_features(config) + derived_features(config, runs, arch)
+        values[name] = {feature: round(float(v), 6) for feature, v in zip(FEATURE_NAMES, row)}
     data_regression.check(values)
 
 
@@ -93,7 +100,7 @@ def test_model_round_trips_and_refuses_what_it_cannot_trust(trained, tmp_path):
     shutil.copytree(out, copy)
     metadata = json.loads((copy / "metadata.json").read_text())
     (copy / "metadata.json").write_text(json.dumps({**metadata, "feature_version": 0}))
-    with pytest.raises(ModelError, match=r"uses feature version 0; this gconv computes version 1: retrain it with "
+    with pytest.raises(ModelError, match=r"uses feature version 0; this gconv computes version 2: retrain it with "
                                          r"'gconv train'$"):
         SelectionModel.load(copy, direction="fwd", dtype="bf16", arch="sm_90")
     (copy / "metadata.json").write_text(json.dumps(metadata))
@@ -120,7 +127,7 @@ def test_selection_uses_the_model_deterministically_and_fast(models_root):
                 for n, g, c in [(1, 2, 64), (8, 32, 4), (32, 64, 1), (8, 4, 48)]]
     first = [gconv.select(p) for p in problems]
     assert all(c.source == "model" for c in first)
-    assert first[0].reason.startswith("model sm_90/fwd_bf16 (LightGBM, feature version 1): least predicted time of ")
+    assert first[0].reason.startswith("model sm_90/fwd_bf16 (LightGBM, feature version 2): least predicted time of ")
     assert first[0].predicted_tflops > 0
     gconv.clear_cache()
     assert [gconv.select(p).name for p in problems] == [c.name for c in first]

@@ -76,11 +76,18 @@ def test_name_encodes_every_axis():
     direct = KernelConfig.from_name("fwd_fp32_direct_p64c32_w4_v1")
     assert (direct.algorithm, direct.block_m, direct.block_n, direct.pipeline) == \
         (Algorithm.direct, 64, 32, Pipeline.multistage)
+    depthwise = KernelConfig.from_name("bwd_weight_bf16_depthwise_t2x16c64_f5_m4_w8_v8_sk16")
+    assert (depthwise.algorithm, depthwise.block_m, depthwise.tile_h, depthwise.tile_w, depthwise.block_n,
+            depthwise.filter_size, depthwise.multiplier, depthwise.num_warps, depthwise.vector_width,
+            depthwise.split_k) == (Algorithm.depthwise, 32, 2, 16, 64, 5, 4, 8, 8, 16)
 
 
 @pytest.mark.parametrize("name, message", [
     ("fwd_fp16_igemm_m128", "'fwd_fp16_igemm_m128' is not a kernel name; expected e.g. "
-     "'fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1' or 'bwd_weight_fp16_direct_p64c32_w4_v8_sk4'"),
+     "'fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1', 'bwd_weight_fp16_direct_p64c32_w4_v8_sk4' or "
+     "'fwd_bf16_depthwise_t4x16c32_f3_m1_w4_v8'"),
+    ("fwd_fp16_depthwise_t4x16c32_f3_m1_w4_v8_sk1", "'fwd_fp16_depthwise_t4x16c32_f3_m1_w4_v8_sk1': the _sk<split> "
+     "token is present exactly for bwd_weight kernels"),
     ("fwd_fp16_direct_p64c32_w4_v1_sk2", "'fwd_fp16_direct_p64c32_w4_v1_sk2': the _sk<split> token is present "
      "exactly for bwd_weight kernels"),
     ("bwd_weight_fp16_direct_p64c32_w4_v1", "'bwd_weight_fp16_direct_p64c32_w4_v1': the _sk<split> token is "
@@ -96,6 +103,15 @@ def test_from_name_rejects_bad_names(name, message):
     (dict(block_m=96), "Value error, block_m must be a power of two, got 96"),
     (dict(split_k=2), "Value error, split_k > 1 is a bwd_weight axis, got split_k=2 for fwd"),
     (dict(algorithm="direct"), "Value error, the direct algorithm has no block_k axis: it must be 1"),
+    (dict(filter_size=3), "Value error, the igemm algorithm has no filter_size axis: it must be 0"),
+    (dict(algorithm="depthwise", block_k=1, num_stages=1, tile_w=8, filter_size=3, multiplier=3),
+     "Value error, depthwise multiplier must be a power of two, got 3"),
+    (dict(algorithm="depthwise", block_k=1, num_stages=1, tile_w=128, filter_size=3, multiplier=1),
+     "Value error, depthwise tile_w (128) must be at most block_m (64), the pixels of the tile"),
+    (dict(algorithm="depthwise", block_k=1, num_stages=1, tile_w=8, filter_size=4, multiplier=1),
+     "Value error, depthwise filter_size must be odd (the square filter it unrolls), got 4"),
+    (dict(algorithm="depthwise", block_k=1, num_stages=1, tile_w=0, filter_size=3, multiplier=1),
+     "Value error, depthwise tile_w must be a power of two, got 0"),
 ])
 def test_kernel_config_validation(changes, message):
     fields = dict(direction=Direction.fwd, dtype="fp16", algorithm="igemm", block_m=64, block_n=64, block_k=32,

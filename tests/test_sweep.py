@@ -175,7 +175,7 @@ def test_the_csv_is_what_gconv_profile_writes(tmp_path, monkeypatch):
 
 
 def test_committed_profile_results_resume_as_complete(tmp_path):
-    measured = REPO_ROOT / "bench" / "results" / "train-default-bf16.csv"
+    measured = REPO_ROOT / "bench" / "results" / "train-default-bf16-gputime.csv"
     out = tmp_path / "train.csv"
     shutil.copy(measured, out)
     keys = dict.fromkeys(r["problem"] for r in read_rows(out))

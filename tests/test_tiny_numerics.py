@@ -33,7 +33,11 @@ SHAPES = {
                          dil_h=1, dil_w=2),
     "depthwise-5x5": dict(N=1, G=24, C=1, K=1, Hi=8, Wi=8, Y=5, X=5, stride_h=1, stride_w=1, pad_h=2, pad_w=2,
                           dil_h=1, dil_w=1),
+    "depthwise-3x3": dict(N=2, G=40, C=1, K=1, Hi=7, Wi=13, Y=3, X=3, stride_h=1, stride_w=1, pad_h=0, pad_w=1,
+                          dil_h=1, dil_w=1),
     # Depthwise with a channel multiplier.
+    "multiplier-3x3": dict(N=2, G=9, C=1, K=2, Hi=6, Wi=9, Y=3, X=3, stride_h=1, stride_w=2, pad_h=1, pad_w=1,
+                           dil_h=1, dil_w=1),
     "multiplier-d2": dict(N=1, G=6, C=1, K=2, Hi=7, Wi=7, Y=3, X=3, stride_h=2, stride_w=2, pad_h=2, pad_w=2,
                           dil_h=2, dil_w=2),
 }

@@ -47,13 +47,14 @@ static double dmin(double a, double b) { return b < a ? b : a; }
 static double peak_flops(const gconv_config *c) {
     const gconv_arch_spec *a = &gconv_arch_data;
     if (c->algorithm == GCONV_ALGORITHM_DIRECT) return a->cuda_core_tflops * 1e12 * GCONV_DIRECT_PEAK_FRACTION;
+    if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE) return a->cuda_core_tflops * 1e12 * GCONV_DEPTHWISE_PEAK_FRACTION;
     double size_factor = pow(dmin(1.0, (double)(c->block_m * c->block_n) / GCONV_FULL_EFFICIENCY_TILE), 0.35);
     return a->peak_tflops[c->dtype] * 1e12 * GCONV_PEAK_FRACTION * size_factor;
 }
 
 static double memory_efficiency(const gconv_config *c) {
-    double base = c->algorithm == GCONV_ALGORITHM_DIRECT ? 0.25 : 0.4;
-    double slope = c->algorithm == GCONV_ALGORITHM_DIRECT ? 0.75 : 0.6;
+    double base = c->algorithm != GCONV_ALGORITHM_IGEMM ? 0.25 : 0.4;
+    double slope = c->algorithm != GCONV_ALGORITHM_IGEMM ? 0.75 : 0.6;
     return dmin(1.0, base + slope * c->vector_width * gconv_dtype_bytes(c->dtype) / gconv_arch_data.max_vector_bytes);
 }
 
@@ -92,16 +93,18 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
     f[n++] = p->C == 1 ? 1.0 : 0.0;
 
     /* kernel_features */
-    int direct = c->algorithm == GCONV_ALGORITHM_DIRECT;
-    const int kernel[12] = {direct, c->block_m, c->block_n, c->block_k, c->num_warps, c->num_stages,
+    int direct = c->algorithm == GCONV_ALGORITHM_DIRECT, depthwise = c->algorithm == GCONV_ALGORITHM_DEPTHWISE;
+    int cuda_core = direct || depthwise;
+    const int kernel[16] = {direct, c->block_m, c->block_n, c->block_k, c->num_warps, c->num_stages,
                             c->pipeline == GCONV_PIPELINE_TMA, c->pipeline == GCONV_PIPELINE_PERSISTENT,
-                            c->raster_group, c->vector_width, c->groups_to_merge, c->split_k};
-    for (int i = 0; i < 12; i++) f[n++] = (double)kernel[i];
+                            c->raster_group, c->vector_width, c->groups_to_merge, c->split_k, depthwise,
+                            c->tile_w, c->filter_size, c->multiplier};
+    for (int i = 0; i < 16; i++) f[n++] = (double)kernel[i];
 
-    /* derived_features, as _extents / _direct_programs / _fill_derived compute them in float64 */
+    /* derived_features, as _extents / _direct_programs / _depthwise_programs / _fill_derived compute them in float64 */
     double merge = c->groups_to_merge;
     double divisors[4] = {1, 1, 1, 1};
-    if (!direct) {
+    if (!cuda_core) {
         divisors[0] = c->block_m;
         divisors[1] = c->block_n;
         divisors[2] = c->block_k;
@@ -136,6 +139,12 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
             wide channels = r->direction == GCONV_DIRECTION_FWD ? (wide)r->G * r->K : (wide)r->G * r->C;
             programs = ceil((double)pixels / c->block_m) * ceil((double)channels / c->block_n);
         }
+        work = (double)gconv_flops_exact(r);
+    }
+    if (depthwise) {
+        int64_t grid[3];
+        gconv_tile_grid(c, r, grid); /* integers below 2**53: the float64 products of _depthwise_programs, exactly */
+        programs = (double)grid[0] * (double)grid[1] * (double)grid[2];
         work = (double)gconv_flops_exact(r);
     }
     double slots = (double)((wide)gconv_arch_data.sm_count * gconv_resident_blocks_per_sm(c));
@@ -201,7 +210,7 @@ double gconv_model_predicted_ms(const gconv_model *m, const gconv_config *c, con
         double memory = (double)gconv_problem_bytes(p) / (gconv_roofline_bandwidth_gbs * 1e9);
         scale = dmax(compute, memory) * 1e3;
     } else if (m->target == GCONV_TARGET_LOG_TIME_OVER_ANALYTIC) {
-        scale = exp2(features[44]) * 1e3; /* FEATURE_NAMES.index("log2_analytic_seconds") */
+        scale = exp2(features[GCONV_FEATURE_ANALYTIC_SECONDS]) * 1e3;
     }
     return exp(raw) * scale;
 }

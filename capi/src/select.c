@@ -79,6 +79,37 @@ gconv_status gconv_check_problem(const gconv_problem *problem, gconv_prob *p) {
     return GCONV_STATUS_SUCCESS;
 }
 
+/* runtime/support.py _depthwise_reason */
+static const char *depthwise_reason(const gconv_config *c, const gconv_prob *p, char *buffer, size_t size) {
+    int64_t f = c->filter_size, m = c->multiplier, v = c->vector_width;
+    if (p->C != 1) {
+        snprintf(buffer, size, "depthwise kernels need one input channel per group (C=1), got C=%lld", (long long)p->C);
+        return buffer;
+    }
+    if (p->K != m) {
+        snprintf(buffer, size, "this depthwise kernel is built for channel multiplier K=%lld, got K=%lld", (long long)m,
+                 (long long)p->K);
+        return buffer;
+    }
+    if (p->Y != f || p->X != f) {
+        snprintf(buffer, size, "this depthwise kernel is built for a %lldx%lld filter, got %lldx%lld", (long long)f,
+                 (long long)f, (long long)p->Y, (long long)p->X);
+        return buffer;
+    }
+    if (v > 1 && p->G % v) {
+        snprintf(buffer, size, "vector width %lld needs G %% %lld == 0 (G=%lld)", (long long)v, (long long)v,
+                 (long long)p->G);
+        return buffer;
+    }
+    wide blocks = cdiv(p->G, c->block_n);
+    if (blocks > GCONV_MAX_GRID_Y) {
+        snprintf(buffer, size, "depthwise launches G/%d = %lld programs on grid axis 1, at most %d", c->block_n,
+                 (long long)blocks, GCONV_MAX_GRID_Y);
+        return buffer;
+    }
+    return NULL;
+}
+
 /* runtime/support.py unsupported_reason: NULL if the config runs p, else the first reason (into buffer). */
 const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p, char *buffer, size_t size) {
     if (c->direction != p->direction) {
@@ -91,6 +122,7 @@ const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p,
         return buffer;
     }
     int64_t v = c->vector_width;
+    if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE) return depthwise_reason(c, p, buffer, size);
     if (c->algorithm == GCONV_ALGORITHM_DIRECT) {
         if (v > 1 && !(p->C == 1 && p->K == 1 && p->G % v == 0)) {
             snprintf(buffer, size, "direct vector width %lld needs depthwise C=K=1 with G %% %lld == 0", (long long)v,
@@ -208,6 +240,22 @@ int gconv_candidate_for(const gconv_entry *entry, const gconv_prob *p, int64_t *
 
 void gconv_tile_grid(const gconv_config *c, const gconv_prob *p, int64_t grid[3]) {
     wide g0, g1;
+    if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE) { /* runtime/grid.py depthwise_grid */
+        wide th = c->block_m / c->tile_w, tw = c->tile_w, groups = cdiv(p->G, c->block_n);
+        grid[1] = (int64_t)groups;
+        grid[2] = 1;
+        if (p->direction == GCONV_DIRECTION_FWD) {
+            grid[0] = (int64_t)((wide)p->N * cdiv(p->Ho, th) * cdiv(p->Wo, tw));
+        } else if (p->direction == GCONV_DIRECTION_BWD_DATA) {
+            wide classes = (wide)p->stride_h * p->stride_w;
+            grid[0] = (int64_t)((wide)p->N * classes * cdiv(cdiv(p->Hi, p->stride_h), th) *
+                                cdiv(cdiv(p->Wi, p->stride_w), tw));
+        } else {
+            grid[0] = c->split_k;
+            grid[2] = c->filter_size;
+        }
+        return;
+    }
     if (c->algorithm == GCONV_ALGORITHM_DIRECT) {
         if (p->direction == GCONV_DIRECTION_FWD) {
             g0 = cdiv((wide)p->N * p->Ho * p->Wo, c->block_m);
@@ -244,7 +292,11 @@ static wide resident_blocks_per_sm(const gconv_config *c) {
     const gconv_arch_spec *a = &gconv_arch_data;
     wide threads = (wide)c->num_warps * a->warp_size;
     wide by_threads = GCONV_MAX_THREADS_PER_SM / threads;
-    wide accumulators = c->algorithm == GCONV_ALGORITHM_IGEMM ? (wide)c->block_m * c->block_n / threads : 16;
+    wide accumulators = 16; /* heuristics/analytic.py accumulators_per_thread */
+    if (c->algorithm == GCONV_ALGORITHM_IGEMM) accumulators = (wide)c->block_m * c->block_n / threads;
+    if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE)
+        accumulators = (wide)c->block_m * c->block_n * c->multiplier *
+                       (c->direction == GCONV_DIRECTION_BWD_WEIGHT ? c->filter_size : 1) / threads;
     wide by_registers = a->registers_per_sm / ((accumulators + GCONV_REGISTERS_OVERHEAD_PER_THREAD) * threads);
     wide smem = c->algorithm == GCONV_ALGORITHM_IGEMM
                     ? (wide)c->num_stages * (c->block_m + c->block_n) * c->block_k * gconv_dtype_bytes(c->dtype) : 0;
@@ -291,9 +343,10 @@ static double estimate_seconds(const gconv_config *c, const gconv_prob *p) {
     wide work;
     double peak, memory_efficiency;
     int bytes = gconv_dtype_bytes(c->dtype);
-    if (c->algorithm == GCONV_ALGORITHM_DIRECT) {
+    if (c->algorithm != GCONV_ALGORITHM_IGEMM) {
         work = flops(p);
-        peak = a->cuda_core_tflops * 1e12 * GCONV_DIRECT_PEAK_FRACTION;
+        peak = a->cuda_core_tflops * 1e12 *
+               (c->algorithm == GCONV_ALGORITHM_DIRECT ? GCONV_DIRECT_PEAK_FRACTION : GCONV_DEPTHWISE_PEAK_FRACTION);
         memory_efficiency = dmin(1.0, 0.25 + 0.75 * c->vector_width * bytes / a->max_vector_bytes);
     } else {
         work = (wide)2 * grid[0] * grid[1] * c->block_m * c->block_n * reduction_length(c, p);

@@ -1,0 +1,66 @@
+"""The depthwise family beyond the tiny set: other filter sizes, multipliers, tiles, strides and splits under the
+Triton interpreter against float64, and the support checks' exact reasons."""
+import pytest
+
+from gconv.generator.render import Provenance, render
+from gconv.runtime.grid import tile_grid
+from gconv.runtime.kernels import load_kernel_module
+from gconv.runtime.launch import run
+from gconv.runtime.reference import (INTERPRETER_ERROR_BOUND, poisoned_output, random_operands, reference,
+                                     relative_error)
+from gconv.runtime.support import unsupported_reason
+from gconv.schemas import KernelConfig, Problem
+
+CASES = [
+    # (kernel, problem fields): 5x5 and 7x7, multiplier 4, strides 2 and 3, dilation, groups no block divides.
+    ("fwd_fp32_depthwise_t2x8c16_f5_m4_w2_v1", dict(N=2, G=19, K=4, Hi=9, Wi=11, Y=5, X=5, stride_h=2, stride_w=1,
+                                                     pad_h=2, pad_w=3, dil_h=1, dil_w=2)),
+    ("fwd_fp16_depthwise_t4x4c32_f7_m1_w4_v8", dict(N=1, G=40, K=1, Hi=12, Wi=10, Y=7, X=7, stride_h=1, stride_w=2,
+                                                     pad_h=3, pad_w=3, dil_h=1, dil_w=1)),
+    ("bwd_data_fp32_depthwise_t2x4c16_f5_m2_w2_v1", dict(N=2, G=7, K=2, Hi=13, Wi=11, Y=5, X=5, stride_h=3,
+                                                          stride_w=2, pad_h=1, pad_w=2, dil_h=2, dil_w=1)),
+    ("bwd_data_fp16_depthwise_t4x8c16_f7_m4_w4_v8", dict(N=1, G=16, K=4, Hi=9, Wi=14, Y=7, X=7, stride_h=2,
+                                                          stride_w=2, pad_h=3, pad_w=2, dil_h=1, dil_w=1)),
+    ("bwd_weight_fp32_depthwise_t2x8c16_f5_m4_w4_v1_sk4", dict(N=3, G=9, K=4, Hi=10, Wi=9, Y=5, X=5, stride_h=2,
+                                                                stride_w=1, pad_h=2, pad_w=1, dil_h=1, dil_w=2)),
+    ("bwd_weight_fp16_depthwise_t4x4c32_f7_m1_w4_v8_sk1", dict(N=2, G=40, K=1, Hi=11, Wi=12, Y=7, X=7, stride_h=1,
+                                                                stride_w=3, pad_h=3, pad_w=3, dil_h=1, dil_w=1)),
+]
+
+
+@pytest.mark.parametrize("name, fields", CASES, ids=[name for name, _ in CASES])
+def test_depthwise_instance_matches_float64_reference(name, fields, tmp_path):
+    config = KernelConfig.from_name(name)
+    path = tmp_path / f"{name}.py"
+    path.write_text(render(config, Provenance(("rules/x.yaml",), "test", (), "test")))
+    problem = Problem(direction=config.direction, dtype=config.dtype, C=1, **fields)
+    assert unsupported_reason(config, problem) is None
+    a, b = random_operands(problem, seed=7)
+    out = poisoned_output(problem)
+    run(load_kernel_module(path), config, problem, a, b, out)
+    error = relative_error(out, reference(problem, a, b))
+    assert error <= INTERPRETER_ERROR_BOUND[config.dtype], f"{name}: relative error {error:.3g}"
+
+
+@pytest.mark.parametrize("changes, reason", [
+    (dict(C=2), "depthwise kernels need one input channel per group (C=1), got C=2"),
+    (dict(K=1), "this depthwise kernel is built for channel multiplier K=2, got K=1"),
+    (dict(X=5), "this depthwise kernel is built for a 3x3 filter, got 3x5"),
+    (dict(G=12), "vector width 8 needs G % 8 == 0 (G=12)"),
+    (dict(G=32 * 65536), "depthwise launches G/32 = 65536 programs on grid axis 1, at most 65535"),
+])
+def test_depthwise_support_reasons(changes, reason):
+    config = KernelConfig.from_name("fwd_bf16_depthwise_t4x8c32_f3_m2_w2_v8")
+    fields = dict(direction="fwd", dtype="bf16", N=1, G=16, C=1, K=2, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
+    assert unsupported_reason(config, Problem(**fields)) is None
+    assert unsupported_reason(config, Problem(**{**fields, **changes})) == reason
+
+
+def test_depthwise_grids():
+    problem = Problem(direction="bwd_data", dtype="bf16", N=2, G=70, C=1, K=1, Hi=15, Wi=16, Y=3, X=3, stride_h=2,
+                      stride_w=3, pad_h=1, pad_w=1)
+    config = KernelConfig.from_name("bwd_data_bf16_depthwise_t4x8c32_f3_m1_w2_v1")
+    # 2 images x 6 residue classes x ceil(ceil(15/2)/4) x ceil(ceil(16/3)/8) tiles; ceil(70/32) group blocks
+    assert tile_grid(config, problem) == (2 * 6 * 2 * 1, 3, 1)
+    weight = KernelConfig.from_name("bwd_weight_bf16_depthwise_t4x8c32_f5_m1_w4_v1_sk16")
+    assert tile_grid(weight, problem.model_copy(update={"direction": "bwd_weight", "Y": 5, "X": 5})) == (16, 3, 5)
