@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig
+from gconv.schemas import Algorithm, ArchSpec, KernelConfig
 from gconv.schemas.fields import TILE_ALIASES
 
 
@@ -15,12 +15,7 @@ def smem_bytes(config: KernelConfig) -> int:
 
 
 def acc_registers_per_thread(config: KernelConfig, warp_size: int = 32) -> int:
-    """fp32 accumulators per thread: the output tile, for depthwise times the multiplier (and for bwd_weight,
-    which keeps one pixel-tile accumulator per tap of its filter row, times filter_size)."""
-    tile = config.block_m * config.block_n
-    if config.algorithm is Algorithm.depthwise:
-        tile *= config.multiplier * (config.filter_size if config.direction is Direction.bwd_weight else 1)
-    return tile // (config.num_warps * warp_size)
+    return config.accumulator_elements // (config.num_warps * warp_size)
 
 
 def config_fields(config: KernelConfig) -> dict[str, Any]:

@@ -56,14 +56,8 @@ def resident_blocks_per_sm(config: KernelConfig, arch: ArchSpec) -> int:
 
 
 def accumulators_per_thread(config: KernelConfig, threads: int) -> int:
-    """fp32 accumulators a thread holds: igemm its share of the tile; depthwise its share of the pixel x channel x
-    multiplier tile (bwd_weight: one per tap of a filter row); direct a nominal 16."""
-    if config.algorithm is Algorithm.igemm:
-        return config.block_m * config.block_n // threads
-    if config.algorithm is Algorithm.depthwise:
-        taps = config.filter_size if config.direction is Direction.bwd_weight else 1
-        return config.block_m * config.block_n * config.multiplier * taps // threads
-    return 16
+    """fp32 accumulators a thread holds (KernelConfig.accumulator_elements); direct kernels a nominal 16."""
+    return 16 if config.algorithm is Algorithm.direct else config.accumulator_elements // threads
 
 
 def peak_flops(config: KernelConfig, arch: ArchSpec) -> float:

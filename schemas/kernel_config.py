@@ -86,6 +86,15 @@ class KernelConfig(BaseModel):
                              f"got {self.filter_size}")
 
     @property
+    def accumulator_elements(self) -> int:
+        """fp32 accumulators a program holds: its output tile; depthwise times the multiplier, and for bwd_weight,
+        which keeps one pixel-tile accumulator per tap of its filter row, times filter_size."""
+        tile = self.block_m * self.block_n
+        if self.algorithm is Algorithm.depthwise:
+            tile *= self.multiplier * (self.filter_size if self.direction is Direction.bwd_weight else 1)
+        return tile
+
+    @property
     def tile_h(self) -> int:
         """Depthwise: rows of the 2-D pixel tile a program owns (0 for the other algorithms)."""
         return self.block_m // self.tile_w if self.tile_w else 0
