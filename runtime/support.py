@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from gconv.schemas import Algorithm, Direction, KernelConfig, Pipeline, Problem
 
+from .grid import cdiv
+
 TMA_ALIGN_BYTES = 16
 MAX_GRID_Y = 65535
 
@@ -52,7 +54,7 @@ def _depthwise_reason(config: KernelConfig, problem: Problem) -> str | None:
         return f"this depthwise kernel is built for a {f}x{f} filter, got {p.Y}x{p.X}"
     if v > 1 and p.G % v:
         return f"vector width {v} needs G % {v} == 0 (G={p.G})"
-    blocks = -(-p.G // config.block_n)
+    blocks = cdiv(p.G, config.block_n)
     if blocks > MAX_GRID_Y:
         return f"depthwise launches G/{config.block_n} = {blocks} programs on grid axis 1, at most {MAX_GRID_Y}"
     return None
