@@ -1,6 +1,7 @@
-"""Selection latency on this CPU: `gconv.select` for a new problem (cold and with a seen support key) and a cached one.
+"""Selection latency on this CPU: `gconv.select` for a new problem (cold and with a seen support key) and a cached one,
+by the compiled C selector (runtime/native_selector.py) and by the Python path, in one run.
 
-    python bench/selection_latency.py [--samples 300] [--rule-set default] [--arch sm_90]
+    python bench/selection_latency.py [--samples 300] [--rule-set default] [--arch sm_90] [--paths C Python]
 
 - cold: every cache cleared first (a problem whose channels / filter nobody asked about before);
 - warm support: a new problem key whose support key (direction, dtype, G, C, K, Y, X) was enumerated before
@@ -11,11 +12,13 @@ Problems are seeded synthetic shapes (never model-zoo layers). Prints median and
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import time
 
 import gconv
+from gconv.runtime import native_selector
 from gconv.schemas import Problem
 from gconv.tables import table
 
@@ -51,24 +54,28 @@ def main() -> None:
     parser.add_argument("--dtype", default="bf16")
     parser.add_argument("--rule-set", default="default")
     parser.add_argument("--arch", default="sm_90")
+    parser.add_argument("--paths", nargs="+", choices=["C", "Python"], default=["C", "Python"])
     args = parser.parse_args()
-    rng = random.Random(0)
     rows = []
-    for direction in ("fwd", "bwd_data", "bwd_weight"):
-        select = lambda p: gconv.select(p, arch=args.arch, rule_set=args.rule_set)  # noqa: E731
-        select(random_problem(rng, direction, args.dtype))  # load registry and model once
-        cold, warm, cached, sources = [], [], [], set()
-        for _ in range(args.samples):
-            problem = random_problem(rng, direction, args.dtype)
-            gconv.clear_cache()
-            cold.append(timed(lambda: sources.add(select(problem).source)))
-            sibling = respaced(problem, rng)
-            warm.append(timed(lambda: select(sibling)))
-            cached.append(timed(lambda: select(problem)))
-        for label, values in (("cold", cold), ("warm support", warm), ("cached", cached)):
-            rows.append([f"{direction}/{args.dtype}", label, "/".join(sorted(sources)), len(values),
-                         f"{statistics.median(values):.1f}", f"{percentile(values, 0.99):.1f}"])
-    print(table(["target", "new problem?", "selector", "samples", "median us", "P99 us"], rows))
+    for path in args.paths:
+        os.environ[native_selector.ENABLE_ENV] = "1" if path == "C" else "0"
+        native_selector.native_selector.cache_clear()
+        rng = random.Random(0)  # the same problems for both paths
+        for direction in ("fwd", "bwd_data", "bwd_weight"):
+            select = lambda p: gconv.select(p, arch=args.arch, rule_set=args.rule_set)  # noqa: E731
+            select(random_problem(rng, direction, args.dtype))  # load registry and model (and build the C selector)
+            cold, warm, cached, sources = [], [], [], set()
+            for _ in range(args.samples):
+                problem = random_problem(rng, direction, args.dtype)
+                gconv.clear_cache()
+                cold.append(timed(lambda: sources.add(select(problem).source)))
+                sibling = respaced(problem, rng)
+                warm.append(timed(lambda: select(sibling)))
+                cached.append(timed(lambda: select(problem)))
+            for label, values in (("cold", cold), ("warm support", warm), ("cached", cached)):
+                rows.append([path, f"{direction}/{args.dtype}", label, "/".join(sorted(sources)), len(values),
+                             f"{statistics.median(values):.1f}", f"{percentile(values, 0.99):.1f}"])
+    print(table(["path", "target", "new problem?", "selector", "samples", "median us", "P99 us"], rows))
 
 
 if __name__ == "__main__":

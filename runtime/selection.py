@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
 from gconv.heuristics.analytic import estimate
 from gconv.schemas import Direction, DType, Problem, RegistryEntry
 
+from .native_selector import NativeSelector, indexable, native_selector
 from .padding import ChannelPadding, padded_problem, padding_bytes, padding_for
 from .registry import VENDOR_KERNEL, active_rule_set, entries_by_name, load_arch_spec, load_registry
 from .support import support_key, unsupported_reason
@@ -99,22 +100,66 @@ def predicted_seconds(candidate: Candidate, problem: Problem, arch: str) -> floa
     return estimate(candidate.entry.config, padded, spec).seconds + copies
 
 
-def rule_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
-    """The documented fallback: the candidate with the least analytic time (heuristics/analytic.py)."""
+class Best(NamedTuple):
+    """The candidate a selector picked, its key (the model's predicted milliseconds, or the rule's analytic seconds)
+    and how many candidates it chose among."""
+
+    candidate: Candidate
+    key: float
+    count: int
+
+
+def python_best(problem: Problem, rule_set: str, arch: str, model=None) -> Best | None:
+    """The least analytic time (model None) or least predicted time of the candidates, ties by name; None when no
+    instance runs the problem. The reference the C selector (native_selector.py) computes too."""
     pool = [c for c in candidates(problem, rule_set, arch) if c.entry is not None]
     if not pool:
-        return KernelChoice(name=VENDOR_KERNEL, predicted_tflops=None, rule_set=rule_set, arch=arch, source="rule",
-                            reason=f"fallback rule: no instance of rule set {rule_set!r} runs this problem on "
-                                   f"{arch}; using the vendor path")
-    timed = sorted((predicted_seconds(c, problem, arch), c.name, c) for c in pool)
-    seconds, _, best = timed[0]
-    tflops = problem.flops / seconds / 1e12
-    padded = f", {best.padding}" if best.padding else ""
+        return None
+    if model is None:
+        keys = [predicted_seconds(c, problem, arch) for c in pool]
+    else:
+        runs = [padded_problem(problem, c.padding) if c.padding else problem for c in pool]
+        keys = model.predict_ms(problem, [(c.entry.config, r) for c, r in zip(pool, runs)], load_arch_spec(arch))
+    best = min(range(len(pool)), key=lambda i: (keys[i], pool[i].name))
+    return Best(pool[best], float(keys[best]), len(pool))
+
+
+def native_best(native: NativeSelector, problem: Problem, rule_set: str, arch: str, model=None) -> Best | None:
+    """python_best computed by the compiled selector in one C call."""
+    pool = _pool(rule_set, problem.direction, problem.dtype, arch)
+    pick = native.choose(problem, pool, model)
+    if pick is None:
+        return None
+    padding = None if (pick.padded_C, pick.padded_K) == (problem.C, problem.K) else \
+        ChannelPadding(C=problem.C, K=problem.K, padded_C=pick.padded_C, padded_K=pick.padded_K)
+    return Best(Candidate(pool[pick.index], padding), pick.key, pick.candidates)
+
+
+def best_candidate(problem: Problem, rule_set: str, arch: str, model=None) -> Best | None:
+    """python_best, in C when the compiled selector is available and can evaluate the model."""
+    native = native_selector(arch)
+    if native is not None and (model is None or native.model_struct(model) is not None) and indexable(problem):
+        return native_best(native, problem, rule_set, arch, model)
+    return python_best(problem, rule_set, arch, model)
+
+
+def _vendor_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
+    return KernelChoice(name=VENDOR_KERNEL, predicted_tflops=None, rule_set=rule_set, arch=arch, source="rule",
+                        reason=f"fallback rule: no instance of rule set {rule_set!r} runs this problem on {arch}; "
+                               f"using the vendor path")
+
+
+def rule_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
+    """The documented fallback: the candidate with the least analytic time (heuristics/analytic.py)."""
+    best = best_candidate(problem, rule_set, arch)
+    if best is None:
+        return _vendor_choice(problem, rule_set, arch)
+    padding = best.candidate.padding
     return KernelChoice(
-        name=best.name, predicted_tflops=round(tflops, 3), padding=best.padding, rule_set=rule_set, arch=arch,
-        source="rule",
+        name=best.candidate.name, predicted_tflops=round(problem.flops / best.key / 1e12, 3), padding=padding,
+        rule_set=rule_set, arch=arch, source="rule",
         reason=f"fallback rule (no trained model for {problem.direction.value}/{problem.dtype.value}/{arch}): "
-               f"least analytic time of {len(pool)} candidates{padded}")
+               f"least analytic time of {best.count} candidates" + (f", {padding}" if padding else ""))
 
 
 def model_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
@@ -129,18 +174,15 @@ def model_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
             reason = choice.reason.replace(f"no trained model for {target}", f"model unusable: {model}")
             choice = choice.model_copy(update={"reason": reason})
         return choice
-    pool = [c for c in candidates(problem, rule_set, arch) if c.entry is not None]
-    if not pool:
-        return rule_choice(problem, rule_set, arch)
-    runs = [padded_problem(problem, c.padding) if c.padding else problem for c in pool]
-    predicted_ms = model.predict_ms(problem, [(c.entry.config, r) for c, r in zip(pool, runs)], load_arch_spec(arch))
-    best = min(range(len(pool)), key=lambda i: (predicted_ms[i], pool[i].name))
-    padded = f", {pool[best].padding}" if pool[best].padding else ""
+    best = best_candidate(problem, rule_set, arch, model)
+    if best is None:
+        return _vendor_choice(problem, rule_set, arch)
+    padding = best.candidate.padding
     return KernelChoice(
-        name=pool[best].name, predicted_tflops=round(problem.flops / (predicted_ms[best] / 1e3) / 1e12, 3),
-        padding=pool[best].padding, rule_set=rule_set, arch=arch, source="model",
-        reason=f"model {model.label} (LightGBM, feature version "
-               f"{model.metadata.feature_version}): least predicted time of {len(pool)} candidates{padded}")
+        name=best.candidate.name, predicted_tflops=round(problem.flops / (best.key / 1e3) / 1e12, 3),
+        padding=padding, rule_set=rule_set, arch=arch, source="model",
+        reason=f"model {model.label} (LightGBM, feature version {model.metadata.feature_version}): least predicted "
+               f"time of {best.count} candidates" + (f", {padding}" if padding else ""))
 
 
 _cache: dict[tuple[str, str, str], KernelChoice] = {}

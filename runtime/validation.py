@@ -7,9 +7,9 @@ import torch
 from pydantic import ValidationError
 
 from gconv.schemas import Direction, DType, Problem
+from gconv.schemas.problem import MAX_INDEX
 
 DTYPES = {torch.float16: DType.fp16, torch.bfloat16: DType.bf16, torch.float32: DType.fp32}
-MAX_INDEX = 2**31 - 1  # kernels index with 32-bit integers
 ACTIVATION = "(N, G*C, H, W)"
 WEIGHT = "(G*K, C, Y, X)"
 

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .enums import Direction, DType
 
 PositiveInt = Field(gt=0)
+MAX_INDEX = 2**31 - 1  # the kernels index with 32-bit integers: the most elements of one tensor
 
 
 @dataclass(frozen=True)

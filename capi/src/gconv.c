@@ -1,23 +1,7 @@
-/* The C API's CPU half: initialisation, registry queries, selection, and the thread-local error state. */
-#include <stdarg.h>
-#include <stdio.h>
+/* The C API's CPU half: initialisation, registry queries and selection (the error state is error.c's). */
 #include <string.h>
 
 #include "gconv_internal.h"
-
-static _Thread_local char last_error[1024];
-
-gconv_status gconv_fail(gconv_status status, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    vsnprintf(last_error, sizeof last_error, format, args);
-    va_end(args);
-    return status;
-}
-
-void gconv_clear_error(void) { last_error[0] = '\0'; }
-
-const char *gconv_last_error(void) { return last_error; }
 
 const char *gconv_status_name(gconv_status status) {
     switch (status) {

@@ -63,6 +63,7 @@ typedef struct gconv_model {
     int feature_version, target;
     const char *target_name; /* heuristics/target.py: "log_time", ... */
     int32_t trees;
+    int32_t plain;           /* 1: every split's missing type is None (NaN reads as 0; no split has a default way) */
     const int32_t *roots;
     const gconv_tree_node *nodes;
     const double *leaves;
@@ -93,10 +94,30 @@ GCONV_HIDDEN int gconv_dtype_bytes(int dtype);
 GCONV_HIDDEN gconv_status gconv_check_problem(const gconv_problem *problem, gconv_prob *out);
 GCONV_HIDDEN const char *gconv_unsupported_reason(const gconv_config *config, const gconv_prob *p, char *buffer,
                                                   size_t size);
-GCONV_HIDDEN int gconv_candidate_for(const gconv_entry *entry, const gconv_prob *p, int64_t *padded_C,
+GCONV_HIDDEN int gconv_candidate_for(const gconv_config *config, const gconv_prob *p, int64_t *padded_C,
                                      int64_t *padded_K);
 GCONV_HIDDEN double gconv_predicted_seconds(const gconv_config *config, const gconv_prob *p, int64_t padded_C,
                                             int64_t padded_K);
+/* A list of configs with their names, read in place: the i-th config is at (const char *)configs + i * config_stride,
+ * its name at (const char *)names + i * name_stride -- libgconv's entries, or the Python runtime's arrays
+ * (runtime/native_selector.py). */
+typedef struct gconv_pool {
+    size_t count;
+    const gconv_config *configs;
+    size_t config_stride;
+    const char *const *names;
+    size_t name_stride;
+} gconv_pool;
+
+/* What gconv_pick_best found: the pool index (-1: no config runs the problem), how many could run it, the channels
+ * per group the pick runs at, and its key (the model's predicted milliseconds, or the rule's seconds). */
+typedef struct gconv_pick {
+    int64_t index, candidates, padded_C, padded_K;
+    double key;
+} gconv_pick;
+
+GCONV_HIDDEN void gconv_pick_best(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model,
+                                  gconv_pick *pick);
 GCONV_HIDDEN gconv_status gconv_choose(const gconv_prob *p, const char *kernel, gconv_choice *choice);
 /* gconv_check_problem then gconv_choose: the validated problem and the kernel for it (kernel NULL: selected). */
 GCONV_HIDDEN gconv_status gconv_check_and_choose(const gconv_problem *problem, const char *kernel, gconv_prob *p,
@@ -114,9 +135,9 @@ GCONV_HIDDEN const gconv_model *gconv_model_for(int direction, int dtype);
 GCONV_HIDDEN void gconv_features(const gconv_config *config, const gconv_prob *problem, const gconv_prob *runs,
                                  double features[GCONV_FEATURE_COUNT]);
 GCONV_HIDDEN double gconv_model_raw(const gconv_model *model, const double features[GCONV_FEATURE_COUNT]);
-GCONV_HIDDEN double gconv_model_predicted_ms(const gconv_model *model, const gconv_config *config,
-                                             const gconv_prob *problem, int64_t padded_C, int64_t padded_K,
-                                             double *raw);
+GCONV_HIDDEN void gconv_model_predicted_ms_rows(const gconv_model *model, const gconv_prob *problem, size_t n,
+                                                const gconv_config *const *configs, const int64_t *padded_C,
+                                                const int64_t *padded_K, double *rows, double *ms);
 
 GCONV_HIDDEN gconv_status gconv_fail(gconv_status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));

@@ -11,6 +11,16 @@
 
 typedef __int128 wide;
 
+/* A support check's answer "no": the reason formatted into buffer, or, when buffer is NULL (supports() asks only
+ * whether), the bare marker -- formatting every rejection would dominate selection time. */
+static const char UNSUPPORTED[] = "unsupported";
+#define REJECT(...)                                     \
+    do {                                                \
+        if (buffer == NULL) return UNSUPPORTED;         \
+        snprintf(buffer, size, __VA_ARGS__);            \
+        return buffer;                                  \
+    } while (0)
+
 static const char *const DIRECTIONS[] = {"fwd", "bwd_data", "bwd_weight"};
 static const char *const DTYPES[] = {"fp16", "bf16", "fp32"};
 
@@ -34,7 +44,7 @@ static const struct { const char *name; size_t offset; int64_t minimum; } FIELDS
     {"dil_h", offsetof(gconv_problem, dil_h), 1}, {"dil_w", offsetof(gconv_problem, dil_w), 1},
 };
 
-#define MAX_INDEX 2147483647LL /* the kernels index with 32-bit integers (runtime/validation.py MAX_INDEX) */
+#define MAX_INDEX 2147483647LL /* the kernels index with 32-bit integers (schemas/problem.py MAX_INDEX) */
 
 gconv_status gconv_check_problem(const gconv_problem *problem, gconv_prob *p) {
     if (problem == NULL) return gconv_fail(GCONV_STATUS_INVALID_ARGUMENT, "problem is NULL");
@@ -83,56 +93,48 @@ gconv_status gconv_check_problem(const gconv_problem *problem, gconv_prob *p) {
 static const char *depthwise_reason(const gconv_config *c, const gconv_prob *p, char *buffer, size_t size) {
     int64_t f = c->filter_size, m = c->multiplier, v = c->vector_width;
     if (p->C != 1) {
-        snprintf(buffer, size, "depthwise kernels need one input channel per group (C=1), got C=%lld", (long long)p->C);
-        return buffer;
+        REJECT("depthwise kernels need one input channel per group (C=1), got C=%lld", (long long)p->C);
     }
     if (p->K != m) {
-        snprintf(buffer, size, "this depthwise kernel is built for channel multiplier K=%lld, got K=%lld", (long long)m,
-                 (long long)p->K);
-        return buffer;
+        REJECT("this depthwise kernel is built for channel multiplier K=%lld, got K=%lld", (long long)m,
+               (long long)p->K);
     }
     if (p->Y != f || p->X != f) {
-        snprintf(buffer, size, "this depthwise kernel is built for a %lldx%lld filter, got %lldx%lld", (long long)f,
-                 (long long)f, (long long)p->Y, (long long)p->X);
-        return buffer;
+        REJECT("this depthwise kernel is built for a %lldx%lld filter, got %lldx%lld", (long long)f,
+               (long long)f, (long long)p->Y, (long long)p->X);
     }
     if (v > 1 && p->G % v) {
-        snprintf(buffer, size, "vector width %lld needs G %% %lld == 0 (G=%lld)", (long long)v, (long long)v,
-                 (long long)p->G);
-        return buffer;
+        REJECT("vector width %lld needs G %% %lld == 0 (G=%lld)", (long long)v, (long long)v,
+               (long long)p->G);
     }
     wide blocks = cdiv(p->G, c->block_n);
     if (blocks > GCONV_MAX_GRID_Y) {
-        snprintf(buffer, size, "depthwise launches G/%d = %lld programs on grid axis 1, at most %d", c->block_n,
-                 (long long)blocks, GCONV_MAX_GRID_Y);
-        return buffer;
+        REJECT("depthwise launches G/%d = %lld programs on grid axis 1, at most %d", c->block_n,
+               (long long)blocks, GCONV_MAX_GRID_Y);
     }
     return NULL;
 }
 
-/* runtime/support.py unsupported_reason: NULL if the config runs p, else the first reason (into buffer). */
+/* runtime/support.py unsupported_reason: NULL if the config runs p, else the first reason (into buffer; buffer NULL:
+ * a marker, unformatted). */
 const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p, char *buffer, size_t size) {
     if (c->direction != p->direction) {
-        snprintf(buffer, size, "kernel direction %s != problem direction %s", DIRECTIONS[c->direction],
-                 DIRECTIONS[p->direction]);
-        return buffer;
+        REJECT("kernel direction %s != problem direction %s", DIRECTIONS[c->direction],
+               DIRECTIONS[p->direction]);
     }
     if (c->dtype != p->dtype) {
-        snprintf(buffer, size, "kernel dtype %s != problem dtype %s", DTYPES[c->dtype], DTYPES[p->dtype]);
-        return buffer;
+        REJECT("kernel dtype %s != problem dtype %s", DTYPES[c->dtype], DTYPES[p->dtype]);
     }
     int64_t v = c->vector_width;
     if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE) return depthwise_reason(c, p, buffer, size);
     if (c->algorithm == GCONV_ALGORITHM_DIRECT) {
         if (v > 1 && !(p->C == 1 && p->K == 1 && p->G % v == 0)) {
-            snprintf(buffer, size, "direct vector width %lld needs depthwise C=K=1 with G %% %lld == 0", (long long)v,
-                     (long long)v);
-            return buffer;
+            REJECT("direct vector width %lld needs depthwise C=K=1 with G %% %lld == 0", (long long)v,
+                   (long long)v);
         }
         if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && (wide)p->C * p->Y * p->X > GCONV_MAX_GRID_Y) {
-            snprintf(buffer, size, "direct bwd_weight launches C*Y*X programs on grid axis 1, at most %d",
-                     GCONV_MAX_GRID_Y);
-            return buffer;
+            REJECT("direct bwd_weight launches C*Y*X programs on grid axis 1, at most %d",
+                   GCONV_MAX_GRID_Y);
         }
         return NULL;
     }
@@ -141,46 +143,37 @@ const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p,
     int aligned = p->direction == GCONV_DIRECTION_FWD ? 1 : 2;
     for (int i = 0; i < aligned; i++)
         if (v > 1 && values[i] % v) {
-            snprintf(buffer, size, "vector width %lld needs %s %% %lld == 0 (%s=%lld)", (long long)v, fields[i],
-                     (long long)v, fields[i], (long long)values[i]);
-            return buffer;
+            REJECT("vector width %lld needs %s %% %lld == 0 (%s=%lld)", (long long)v, fields[i],
+                   (long long)v, fields[i], (long long)values[i]);
         }
     if (c->groups_to_merge > p->G) {
-        snprintf(buffer, size, "merges %d groups but the problem has G=%lld", c->groups_to_merge, (long long)p->G);
-        return buffer;
+        REJECT("merges %d groups but the problem has G=%lld", c->groups_to_merge, (long long)p->G);
     }
     if (c->pipeline != GCONV_PIPELINE_TMA) return NULL;
     int64_t elt = gconv_dtype_bytes(p->dtype);
     if (p->direction == GCONV_DIRECTION_FWD) {
         wide row = (wide)p->Y * p->X * p->C * elt;
         if (row % GCONV_TMA_ALIGN_BYTES) {
-            snprintf(buffer, size, "TMA needs Y*X*C*%lld bytes %% %d == 0 (weight rows), got %.0f", (long long)elt,
-                     GCONV_TMA_ALIGN_BYTES, (double)row);
-            return buffer;
+            REJECT("TMA needs Y*X*C*%lld bytes %% %d == 0 (weight rows), got %.0f", (long long)elt,
+                   GCONV_TMA_ALIGN_BYTES, (double)row);
         }
     } else if (p->direction == GCONV_DIRECTION_BWD_DATA) {
         if (p->K % c->block_k) {
-            snprintf(buffer, size, "TMA bwd_data needs K %% block_k == 0 (K=%lld, block_k=%d)", (long long)p->K,
-                     c->block_k);
-            return buffer;
+            REJECT("TMA bwd_data needs K %% block_k == 0 (K=%lld, block_k=%d)", (long long)p->K,
+                   c->block_k);
         }
         if (p->C * elt % GCONV_TMA_ALIGN_BYTES) {
-            snprintf(buffer, size, "TMA needs C*%lld bytes %% %d == 0, got %lld", (long long)elt,
-                     GCONV_TMA_ALIGN_BYTES, (long long)(p->C * elt));
-            return buffer;
+            REJECT("TMA needs C*%lld bytes %% %d == 0, got %lld", (long long)elt,
+                   GCONV_TMA_ALIGN_BYTES, (long long)(p->C * elt));
         }
     } else if (p->K * elt % GCONV_TMA_ALIGN_BYTES) {
-        snprintf(buffer, size, "TMA needs K*%lld bytes %% %d == 0, got %lld", (long long)elt, GCONV_TMA_ALIGN_BYTES,
-                 (long long)(p->K * elt));
-        return buffer;
+        REJECT("TMA needs K*%lld bytes %% %d == 0, got %lld", (long long)elt, GCONV_TMA_ALIGN_BYTES,
+               (long long)(p->K * elt));
     }
     return NULL;
 }
 
-static int supports(const gconv_config *c, const gconv_prob *p) {
-    char reason[256];
-    return gconv_unsupported_reason(c, p, reason, sizeof reason) == NULL;
-}
+static int supports(const gconv_config *c, const gconv_prob *p) { return gconv_unsupported_reason(c, p, NULL, 0) == NULL; }
 
 gconv_prob gconv_with_channels(const gconv_prob *p, int64_t C, int64_t K) {
     gconv_prob q = *p;
@@ -231,11 +224,11 @@ static int padding_for(const gconv_config *c, const gconv_prob *p, int64_t *padd
 }
 
 /* 1: runs p as it is; 2: runs p after padding to *padded_C x *padded_K; 0: cannot run p. */
-int gconv_candidate_for(const gconv_entry *entry, const gconv_prob *p, int64_t *padded_C, int64_t *padded_K) {
+int gconv_candidate_for(const gconv_config *config, const gconv_prob *p, int64_t *padded_C, int64_t *padded_K) {
     *padded_C = p->C;
     *padded_K = p->K;
-    if (supports(&entry->config, p)) return 1;
-    return padding_for(&entry->config, p, padded_C, padded_K) ? 2 : 0;
+    if (supports(config, p)) return 1;
+    return padding_for(config, p, padded_C, padded_K) ? 2 : 0;
 }
 
 void gconv_tile_grid(const gconv_config *c, const gconv_prob *p, int64_t grid[3]) {
@@ -385,16 +378,58 @@ double gconv_predicted_seconds(const gconv_config *c, const gconv_prob *p, int64
     return estimate_seconds(c, &q) + copies;
 }
 
-/* runtime/selection.py model_choice / rule_choice (kernel NULL) or forced_choice (kernel named). With a model for
- * the problem's direction and dtype the candidates (the same list and padding as the rule's) are scored by the model,
- * least predicted time first, ties by name: Python's min over (predicted_ms, name). */
+/* runtime/selection.py model_choice / rule_choice over a pool: with a model the candidates (the same list and padding
+ * as the rule's) are scored by the model, least predicted time first, ties by name -- Python's min over
+ * (predicted_ms, name); without one, the least analytic time. Configs of another direction or dtype are skipped. */
+#define CHUNK 64 /* candidates a model scores in one batch (their feature rows live on the stack) */
+
+static void consider(gconv_pick *pick, const char **best_name, const gconv_pool *pool, size_t i, int64_t C, int64_t K,
+                     double key) {
+    const char *name = *(const char *const *)((const char *)pool->names + i * pool->name_stride);
+    if (pick->index < 0 || key < pick->key || (key == pick->key && strcmp(name, *best_name) < 0)) {
+        *pick = (gconv_pick){(int64_t)i, pick->candidates, C, K, key};
+        *best_name = name;
+    }
+}
+
+void gconv_pick_best(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
+    *pick = (gconv_pick){.index = -1};
+    const char *best_name = NULL;
+    size_t held = 0, index[CHUNK];
+    const gconv_config *configs[CHUNK];
+    int64_t Cs[CHUNK], Ks[CHUNK];
+    double ms[CHUNK], rows[CHUNK * GCONV_FEATURE_COUNT];
+    for (size_t i = 0; i < pool->count; i++) {
+        const gconv_config *c = (const gconv_config *)((const char *)pool->configs + i * pool->config_stride);
+        if (c->direction != p->direction || c->dtype != p->dtype) continue;
+        int64_t C, K;
+        if (!gconv_candidate_for(c, p, &C, &K)) continue;
+        pick->candidates++;
+        if (model == NULL) {
+            consider(pick, &best_name, pool, i, C, K, gconv_predicted_seconds(c, p, C, K));
+            continue;
+        }
+        index[held] = i, configs[held] = c, Cs[held] = C, Ks[held] = K;
+        if (++held == CHUNK) {
+            gconv_model_predicted_ms_rows(model, p, held, configs, Cs, Ks, rows, ms);
+            for (size_t j = 0; j < held; j++) consider(pick, &best_name, pool, index[j], Cs[j], Ks[j], ms[j]);
+            held = 0;
+        }
+    }
+    if (held) {
+        gconv_model_predicted_ms_rows(model, p, held, configs, Cs, Ks, rows, ms);
+        for (size_t j = 0; j < held; j++) consider(pick, &best_name, pool, index[j], Cs[j], Ks[j], ms[j]);
+    }
+}
+
+/* gconv_pick_best over the library's entries (kernel NULL), or runtime/selection.py forced_choice (kernel named). */
 gconv_status gconv_choose(const gconv_prob *p, const char *kernel, gconv_choice *choice) {
     memset(choice, 0, sizeof *choice);
     if (kernel != NULL) {
         for (size_t i = 0; i < gconv_entry_count; i++) {
             const gconv_entry *e = &gconv_entries[i];
             if (strcmp(e->name, kernel) != 0) continue;
-            if (!gconv_candidate_for(e, p, &choice->padded_C, &choice->padded_K)) {
+            if (!gconv_candidate_for(&e->config, p, &choice->padded_C, &choice->padded_K)) {
                 char reason[256];
                 return gconv_fail(GCONV_STATUS_UNSUPPORTED, "kernel '%s' cannot run this problem: %s", kernel,
                                   gconv_unsupported_reason(&e->config, p, reason, sizeof reason));
@@ -409,30 +444,22 @@ gconv_status gconv_choose(const gconv_prob *p, const char *kernel, gconv_choice 
                           kernel, gconv_rule_set_name, gconv_arch_name);
     }
     const gconv_model *model = gconv_model_for(p->direction, p->dtype);
-    choice->source = model ? GCONV_SOURCE_MODEL : GCONV_SOURCE_RULE;
-    choice->model = model;
-    double best = 0.0; /* the model's predicted milliseconds, or the rule's seconds: what Python's min compares */
-    for (size_t i = 0; i < gconv_entry_count; i++) {
-        const gconv_entry *e = &gconv_entries[i];
-        if (e->config.direction != p->direction || e->config.dtype != p->dtype) continue;
-        int64_t C, K;
-        if (!gconv_candidate_for(e, p, &C, &K)) continue;
-        double key = model ? gconv_model_predicted_ms(model, &e->config, p, C, K, NULL)
-                           : gconv_predicted_seconds(&e->config, p, C, K);
-        choice->candidates++;
-        if (choice->entry == NULL || key < best || (key == best && strcmp(e->name, choice->entry->name) < 0)) {
-            choice->entry = e;
-            best = key;
-            choice->seconds = model ? key / 1e3 : key; /* selection.py: flops / (predicted_ms / 1e3) / 1e12 */
-            choice->padded_C = C;
-            choice->padded_K = K;
-        }
-    }
-    if (choice->entry == NULL)
+    const gconv_pool pool = {gconv_entry_count, &gconv_entries[0].config, sizeof(gconv_entry), &gconv_entries[0].name,
+                             sizeof(gconv_entry)};
+    gconv_pick pick;
+    gconv_pick_best(p, &pool, model, &pick);
+    if (pick.index < 0)
         return gconv_fail(GCONV_STATUS_UNSUPPORTED,
                           "no instance of rule set '%s' runs this %s %s problem on %s (the Python runtime would use "
                           "the vendor path)", gconv_rule_set_name, DIRECTIONS[p->direction], DTYPES[p->dtype],
                           gconv_arch_name);
+    choice->entry = &gconv_entries[pick.index];
+    choice->padded_C = pick.padded_C;
+    choice->padded_K = pick.padded_K;
+    choice->candidates = (int)pick.candidates;
+    choice->seconds = model ? pick.key / 1e3 : pick.key; /* selection.py: flops / (predicted_ms / 1e3) / 1e12 */
+    choice->source = model ? GCONV_SOURCE_MODEL : GCONV_SOURCE_RULE;
+    choice->model = model;
     return GCONV_STATUS_SUCCESS;
 }
 

@@ -1,0 +1,156 @@
+"""The compiled selector (runtime/native_selector.py) against Python's selection path: the same kernel, padding,
+candidate count and key (bit for bit where numpy's exp is libm's), with the trained models and with the rule; and its
+build: cached, nothing half-written, clear messages when it cannot be built, the Python fallback then."""
+import warnings
+from pathlib import Path
+
+import pytest
+
+import gconv
+from gconv.c_source import forest_of
+from gconv.heuristics.model import SelectionModel, find_model
+from gconv.runtime import native_selector as native
+from gconv.runtime import selection
+from gconv.runtime.registry import load_arch_spec
+from gconv.schemas import Problem
+from seeded_problems import numpy_is_libm, seeded_problems
+
+ARCH = "sm_90"
+
+
+@pytest.fixture(scope="module")
+def selector() -> native.NativeSelector:
+    built = native.native_selector(ARCH)
+    assert built is not None, "the C selector did not build (a C compiler is part of the test setup)"
+    return built
+
+
+def _model(problem: Problem):
+    model = find_model(problem.direction.value, problem.dtype.value, ARCH)
+    return model if isinstance(model, SelectionModel) else None
+
+
+@pytest.mark.parametrize("rule_set, seed", [("default", 11), ("default", 12), ("tests", 13)])
+def test_c_picks_what_python_picks(selector, rule_set, seed):
+    exact = numpy_is_libm()
+    mismatches, by_model = [], 0
+    for problem in seeded_problems(seed, 150, ("bf16", "bf16", "fp16")):
+        model = _model(problem)
+        by_model += model is not None
+        python = selection.python_best(problem, rule_set, ARCH, model)
+        c = selection.native_best(selector, problem, rule_set, ARCH, model)
+        if python is None or c is None:
+            assert python is c is None, problem.key
+            continue
+        same_key = c.key == python.key if exact or model is None else c.key == pytest.approx(python.key, rel=1e-12)
+        if (c.candidate.name, c.candidate.padding, c.count) != (python.candidate.name, python.candidate.padding,
+                                                                python.count) or not same_key:
+            mismatches.append(f"{problem.key}: C {c} != Python {python}")
+    assert not mismatches, "\n".join(mismatches[:10])
+    assert by_model > 50, f"only {by_model} problems had a trained model"
+
+
+def test_select_reports_the_same_choice_either_way(selector, monkeypatch):
+    problems = seeded_problems(21, 60, ("bf16", "fp16"))
+    selection.clear_cache()
+    compiled = [gconv.select(p, arch=ARCH, rule_set="default") for p in problems]
+    monkeypatch.setattr(selection, "native_selector", lambda arch: None)
+    selection.clear_cache()
+    python = [gconv.select(p, arch=ARCH, rule_set="default") for p in problems]
+    selection.clear_cache()
+    for p, c, py in zip(problems, compiled, python):
+        assert (c.name, c.padding, c.reason, c.source) == (py.name, py.padding, py.reason, py.source), p.key
+        assert c.predicted_tflops == pytest.approx(py.predicted_tflops, rel=1e-3, abs=1e-3), p.key
+
+
+def test_problems_beyond_32_bit_indexing_take_the_python_path():
+    huge = Problem(direction="fwd", dtype="bf16", N=4096, G=4, C=64, K=64, Hi=256, Wi=256, Y=3, X=3, pad_h=1, pad_w=1)
+    assert not native.indexable(huge)
+    assert native.indexable(huge.model_copy(update={"N": 1}))
+
+
+def test_the_library_is_built_once_per_inputs(tmp_path):
+    spec = load_arch_spec(ARCH)
+    first = native.build_library(spec, tmp_path)
+    stamp = first.stat().st_mtime_ns
+    assert native.build_library(spec, tmp_path) == first and first.stat().st_mtime_ns == stamp
+    assert [p.name for p in first.parent.iterdir()] == [first.name]  # no scratch left beside it
+
+
+def test_a_failed_build_leaves_nothing_and_says_why(tmp_path, monkeypatch):
+    failing = tmp_path / "failing-cc"
+    failing.write_text("#!/bin/sh\necho 'select.c:1: error: the compiler refuses' >&2\nexit 3\n")
+    failing.chmod(0o755)
+    monkeypatch.setenv("CC", str(failing))
+    with pytest.raises(native.NativeSelectorError) as error:
+        native.build_library(load_arch_spec(ARCH), tmp_path / "cache")
+    assert str(error.value) == (f"{failing} failed to compile the selector (exit 3):\n"
+                                "select.c:1: error: the compiler refuses")
+    assert not [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
+
+
+def test_a_missing_compiler_is_named(monkeypatch):
+    monkeypatch.setenv("CC", "no-such-cc-xyz")
+    with pytest.raises(native.NativeSelectorError, match=r"^\$CC is 'no-such-cc-xyz', which is not an executable$"):
+        native.build_library(load_arch_spec(ARCH))
+
+
+def test_without_the_c_selector_gconv_warns_once_and_selects_in_python(tmp_path, monkeypatch):
+    monkeypatch.setenv("CC", "no-such-cc-xyz")
+    monkeypatch.setenv("GCONV_CACHE_DIR", str(tmp_path))
+    native.native_selector.cache_clear()
+    selection.clear_cache()
+    problem = Problem(direction="fwd", dtype="bf16", N=8, G=32, C=8, K=8, Hi=28, Wi=28, Y=3, X=3, pad_h=1, pad_w=1)
+    try:
+        with pytest.warns(RuntimeWarning) as caught:
+            choice = gconv.select(problem, arch=ARCH, rule_set="default")
+            gconv.select(problem.model_copy(update={"N": 4}), arch=ARCH, rule_set="default")
+        assert [str(w.message) for w in caught] == [
+            "gconv selects in Python (slower, same choices): the C selector is unavailable: $CC is 'no-such-cc-xyz', "
+            "which is not an executable. Set GCONV_NATIVE_SELECTOR=0 to silence this."]
+        assert choice.source == "model" and choice.name == selection.python_best(
+            problem, "default", ARCH, _model(problem)).candidate.name
+    finally:
+        native.native_selector.cache_clear()
+        selection.clear_cache()
+
+
+def test_turned_off_it_is_not_built_and_nothing_warns(monkeypatch):
+    monkeypatch.setenv(native.ENABLE_ENV, "0")
+    native.native_selector.cache_clear()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert native.native_selector(ARCH) is None
+    finally:
+        native.native_selector.cache_clear()
+
+
+def test_trees_the_c_evaluator_cannot_sum_are_refused_by_name():
+    model = find_model("fwd", "bf16", ARCH)
+
+    class Categorical:
+        label = model.label
+        booster = type("Booster", (), {"num_trees": lambda self: 1, "dump_model": lambda self: {
+            "num_class": 1, "num_tree_per_iteration": 1, "average_output": False, "objective": "regression",
+            "tree_info": [{"tree_index": 0, "tree_structure": {
+                "split_index": 0, "split_feature": 3, "decision_type": "==", "threshold": "1||2",
+                "default_left": True, "missing_type": "None", "left_child": {"leaf_index": 0, "leaf_value": 1.0},
+                "right_child": {"leaf_index": 1, "leaf_value": 2.0}}}]}})()
+
+    with pytest.raises(ValueError, match=r"^model sm_90/fwd_bf16: split 0 is categorical \('=='\); the C evaluator "
+                                         r"handles numerical splits only$"):
+        forest_of(Categorical())
+
+
+def test_the_checked_in_models_are_plain_numerical_forests():
+    for direction in ("fwd", "bwd_data", "bwd_weight"):
+        forest = forest_of(find_model(direction, "bf16", ARCH))
+        assert forest.plain == 1 and len(forest.roots) == find_model(direction, "bf16", ARCH).booster.num_trees()
+
+
+def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv(native.CACHE_ENV, str(tmp_path))
+    assert native.cache_dir() == tmp_path
+    monkeypatch.delenv(native.CACHE_ENV)
+    assert native.cache_dir() == Path.home() / ".cache" / "gconv"
