@@ -185,14 +185,14 @@ def model_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
                f"time of {best.count} candidates" + (f", {padding}" if padding else ""))
 
 
-_cache: dict[tuple[str, str, str], KernelChoice] = {}
+_cache: dict[tuple[str, str, tuple], KernelChoice] = {}
 
 
 def select(problem: Problem, arch: str | None = None, rule_set: str | None = None) -> KernelChoice:
     """The kernel gconv runs for problem (cached per problem key, rule set and arch)."""
     rule_set = active_rule_set(rule_set)
     arch = arch or default_arch()
-    key = (rule_set, arch, problem.key)
+    key = (rule_set, arch, problem.fields)
     cached = _cache.get(key)
     if cached is not None:
         return cached

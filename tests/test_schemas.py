@@ -125,3 +125,9 @@ def test_kernel_config_validation(changes, message):
 def test_arch_specs_load(rules):
     assert rules.archs["sm_90"].has_tma and not rules.archs["sm_80"].has_tma
     assert rules.archs["sm_90"].max_warps_per_block == 32
+
+
+def test_problem_fields_hold_every_field_in_order():
+    problem = Problem(direction="bwd_data", dtype="fp16", N=2, G=3, C=4, K=5, Hi=6, Wi=7, Y=3, X=1, stride_h=2,
+                      stride_w=1, pad_h=1, pad_w=0, dil_h=2, dil_w=1)
+    assert problem.fields == tuple(getattr(problem, name) for name in Problem.model_fields)

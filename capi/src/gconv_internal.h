@@ -135,9 +135,9 @@ GCONV_HIDDEN const gconv_model *gconv_model_for(int direction, int dtype);
 GCONV_HIDDEN void gconv_features(const gconv_config *config, const gconv_prob *problem, const gconv_prob *runs,
                                  double features[GCONV_FEATURE_COUNT]);
 GCONV_HIDDEN double gconv_model_raw(const gconv_model *model, const double features[GCONV_FEATURE_COUNT]);
-GCONV_HIDDEN void gconv_model_predicted_ms_rows(const gconv_model *model, const gconv_prob *problem, size_t n,
-                                                const gconv_config *const *configs, const int64_t *padded_C,
-                                                const int64_t *padded_K, double *rows, double *ms);
+GCONV_HIDDEN double gconv_model_predicted_ms(const gconv_model *model, const gconv_config *config,
+                                             const gconv_prob *problem, int64_t padded_C, int64_t padded_K,
+                                             double *raw);
 
 GCONV_HIDDEN gconv_status gconv_fail(gconv_status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));

@@ -170,17 +170,12 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
     f[n++] = log2(dmax(memory_s, 1e-12));
 }
 
-/* LightGBM's prediction of dense float64 rows: |values| <= kZeroThreshold read as 0 (the dense row becomes a sparse
+/* LightGBM's prediction of one dense float64 row: |values| <= kZeroThreshold read as 0 (the dense row becomes a sparse
  * one), each tree walked with Tree::NumericalDecision, the leaf values summed in tree order from 0. */
 #define LGBM_ZERO_THRESHOLD ((double)1e-35f)
-#ifndef LANES
-#define LANES 8
-#endif
-#define LANES_NOTE /* rows walked in lockstep: one walk is a chain of dependent loads; independent chains overlap */
 
-/* Tree::NumericalDecision, written without branches (bitwise & and |, selects) so that the lanes do not stall on
- * unpredictable jumps: NaN reads as 0 unless the split's missing type is NaN; a missing value (Zero type: 0, NaN
- * type: NaN) goes the default way, any other value left when <= threshold. */
+/* Tree::NumericalDecision, for a model that is not plain: NaN reads as 0 unless the split's missing type is NaN; a
+ * missing value (Zero type: 0, NaN type: NaN) goes the default way, any other value left when <= threshold. */
 static int32_t decide(const gconv_tree_node *split, const double *row) {
     double value = row[split->feature];
     int missing = split->flags >> 1, nan = isnan(value);
@@ -191,71 +186,42 @@ static int32_t decide(const gconv_tree_node *split, const double *row) {
     return left ? split->left : split->right;
 }
 
-/* The raw scores of n rows (n x GCONV_FEATURE_COUNT, zero-thresholded in place): per row, bit for bit what a walk of
- * one row at a time sums. A lane whose walk reached its leaf re-reads node 0 and keeps its leaf (no branch on it). A
- * plain model's rows read NaN as 0 up front, and its splits compare and nothing else. */
-static void raw_rows(const gconv_model *m, double *rows, size_t n, double *sums) {
-    for (size_t i = 0; i < n * GCONV_FEATURE_COUNT; i++)
-        if (!(fabs(rows[i]) > LGBM_ZERO_THRESHOLD) && !(m->plain == 0 && isnan(rows[i]))) rows[i] = 0.0;
-    for (size_t r = 0; r < n; r++) sums[r] = 0.0;
-    for (size_t base = 0; base < n; base += LANES) {
-        size_t lanes = n - base < LANES ? n - base : LANES;
-        const double *row = rows + base * GCONV_FEATURE_COUNT;
-        for (int32_t t = 0; t < m->trees; t++) {
-            int32_t node[LANES];
-            int active = 0;
-            for (size_t l = 0; l < lanes; l++) active |= (node[l] = m->roots[t]) >= 0;
-            while (active) {
-                active = 0;
-                for (size_t l = 0; l < lanes; l++) {
-                    int32_t at = node[l];
-                    const gconv_tree_node *split = &m->nodes[at < 0 ? 0 : at];
-                    const double *lane = row + l * GCONV_FEATURE_COUNT;
-                    int32_t next = m->plain ? (lane[split->feature] <= split->threshold ? split->left : split->right)
-                                            : decide(split, lane);
-                    node[l] = at < 0 ? at : next;
-                    active |= node[l] >= 0;
-                }
-            }
-            for (size_t l = 0; l < lanes; l++) sums[base + l] += m->leaves[~node[l]];
-        }
-    }
-}
-
+/* The raw score of one row: the leaf values its walks reach, summed in tree order from 0 -- bit for bit LightGBM's. A
+ * plain model's row reads NaN as 0 up front, and its splits only compare. (Walking 8 rows in lockstep, or
+ * QuickScorer's bitvectors, measured no faster on the CI-class CPU.) */
 double gconv_model_raw(const gconv_model *m, const double features[GCONV_FEATURE_COUNT]) {
-    double row[GCONV_FEATURE_COUNT], sum;
-    memcpy(row, features, sizeof row);
-    raw_rows(m, row, 1, &sum);
+    double row[GCONV_FEATURE_COUNT];
+    for (int i = 0; i < GCONV_FEATURE_COUNT; i++)
+        row[i] = (fabs(features[i]) > LGBM_ZERO_THRESHOLD || (!m->plain && isnan(features[i]))) ? features[i] : 0.0;
+    double sum = 0.0;
+    for (int32_t t = 0; t < m->trees; t++) {
+        int32_t node = m->roots[t];
+        while (node >= 0) {
+            const gconv_tree_node *split = &m->nodes[node];
+            node = m->plain ? (row[split->feature] <= split->threshold ? split->left : split->right)
+                            : decide(split, row);
+        }
+        sum += m->leaves[~node];
+    }
     return sum;
 }
 
-/* heuristics/target.py scale_ms: what exp(raw) multiplies into milliseconds for a candidate's feature row. */
-static double scale_ms(const gconv_model *m, const gconv_prob *p, const double features[GCONV_FEATURE_COUNT]) {
+/* heuristics/model.py predict_ms: exp(raw) * scale_ms (heuristics/target.py) for one candidate. */
+double gconv_model_predicted_ms(const gconv_model *m, const gconv_config *c, const gconv_prob *p, int64_t padded_C,
+                                int64_t padded_K, double *raw_out) {
+    double features[GCONV_FEATURE_COUNT];
+    gconv_prob runs = gconv_with_channels(p, padded_C, padded_K);
+    gconv_features(c, p, &runs, features);
+    double raw = gconv_model_raw(m, features), scale = 1.0;
+    if (raw_out) *raw_out = raw;
     if (m->target == GCONV_TARGET_LOG_TIME_OVER_ROOFLINE) {
         double compute = (double)gconv_flops_exact(p) / (gconv_roofline_tflops[p->dtype] * 1e12);
         double memory = (double)gconv_problem_bytes(p) / (gconv_roofline_bandwidth_gbs * 1e9);
-        return dmax(compute, memory) * 1e3;
+        scale = dmax(compute, memory) * 1e3;
+    } else if (m->target == GCONV_TARGET_LOG_TIME_OVER_ANALYTIC) {
+        scale = exp2(features[GCONV_FEATURE_ANALYTIC_SECONDS]) * 1e3;
     }
-    if (m->target == GCONV_TARGET_LOG_TIME_OVER_ANALYTIC) return exp2(features[GCONV_FEATURE_ANALYTIC_SECONDS]) * 1e3;
-    return 1.0;
-}
-
-/* heuristics/model.py predict_ms: exp(raw) * scale_ms for n candidates of p at once (configs[i] run at padded
- * C[i] x K[i]); rows is scratch of n x GCONV_FEATURE_COUNT. */
-void gconv_model_predicted_ms_rows(const gconv_model *m, const gconv_prob *p, size_t n,
-                                   const gconv_config *const *configs, const int64_t *padded_C,
-                                   const int64_t *padded_K, double *rows, double *ms) {
-    for (size_t i = 0; i < n; i++) {
-        gconv_prob runs = gconv_with_channels(p, padded_C[i], padded_K[i]);
-        gconv_features(configs[i], p, &runs, rows + i * GCONV_FEATURE_COUNT);
-        ms[i] = scale_ms(m, p, rows + i * GCONV_FEATURE_COUNT); /* before raw_rows zero-thresholds the rows */
-    }
-    double raw[LANES];
-    for (size_t base = 0; base < n; base += LANES) {
-        size_t lanes = n - base < LANES ? n - base : LANES;
-        raw_rows(m, rows + base * GCONV_FEATURE_COUNT, lanes, raw);
-        for (size_t l = 0; l < lanes; l++) ms[base + l] = exp(raw[l]) * ms[base + l];
-    }
+    return exp(raw) * scale;
 }
 
 /* Testing entry point (gconv.h): one candidate's feature row and the model's raw score. */

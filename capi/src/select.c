@@ -173,7 +173,9 @@ const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p,
     return NULL;
 }
 
-static int supports(const gconv_config *c, const gconv_prob *p) { return gconv_unsupported_reason(c, p, NULL, 0) == NULL; }
+static int supports(const gconv_config *c, const gconv_prob *p) {
+    return gconv_unsupported_reason(c, p, NULL, 0) == NULL;
+}
 
 gconv_prob gconv_with_channels(const gconv_prob *p, int64_t C, int64_t K) {
     gconv_prob q = *p;
@@ -381,44 +383,21 @@ double gconv_predicted_seconds(const gconv_config *c, const gconv_prob *p, int64
 /* runtime/selection.py model_choice / rule_choice over a pool: with a model the candidates (the same list and padding
  * as the rule's) are scored by the model, least predicted time first, ties by name -- Python's min over
  * (predicted_ms, name); without one, the least analytic time. Configs of another direction or dtype are skipped. */
-#define CHUNK 64 /* candidates a model scores in one batch (their feature rows live on the stack) */
-
-static void consider(gconv_pick *pick, const char **best_name, const gconv_pool *pool, size_t i, int64_t C, int64_t K,
-                     double key) {
-    const char *name = *(const char *const *)((const char *)pool->names + i * pool->name_stride);
-    if (pick->index < 0 || key < pick->key || (key == pick->key && strcmp(name, *best_name) < 0)) {
-        *pick = (gconv_pick){(int64_t)i, pick->candidates, C, K, key};
-        *best_name = name;
-    }
-}
-
 void gconv_pick_best(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
     *pick = (gconv_pick){.index = -1};
     const char *best_name = NULL;
-    size_t held = 0, index[CHUNK];
-    const gconv_config *configs[CHUNK];
-    int64_t Cs[CHUNK], Ks[CHUNK];
-    double ms[CHUNK], rows[CHUNK * GCONV_FEATURE_COUNT];
     for (size_t i = 0; i < pool->count; i++) {
         const gconv_config *c = (const gconv_config *)((const char *)pool->configs + i * pool->config_stride);
         if (c->direction != p->direction || c->dtype != p->dtype) continue;
         int64_t C, K;
         if (!gconv_candidate_for(c, p, &C, &K)) continue;
+        double key = model ? gconv_model_predicted_ms(model, c, p, C, K, NULL) : gconv_predicted_seconds(c, p, C, K);
+        const char *name = *(const char *const *)((const char *)pool->names + i * pool->name_stride);
         pick->candidates++;
-        if (model == NULL) {
-            consider(pick, &best_name, pool, i, C, K, gconv_predicted_seconds(c, p, C, K));
-            continue;
+        if (pick->index < 0 || key < pick->key || (key == pick->key && strcmp(name, best_name) < 0)) {
+            *pick = (gconv_pick){(int64_t)i, pick->candidates, C, K, key};
+            best_name = name;
         }
-        index[held] = i, configs[held] = c, Cs[held] = C, Ks[held] = K;
-        if (++held == CHUNK) {
-            gconv_model_predicted_ms_rows(model, p, held, configs, Cs, Ks, rows, ms);
-            for (size_t j = 0; j < held; j++) consider(pick, &best_name, pool, index[j], Cs[j], Ks[j], ms[j]);
-            held = 0;
-        }
-    }
-    if (held) {
-        gconv_model_predicted_ms_rows(model, p, held, configs, Cs, Ks, rows, ms);
-        for (size_t j = 0; j < held; j++) consider(pick, &best_name, pool, index[j], Cs[j], Ks[j], ms[j]);
     }
 }
 
