@@ -140,10 +140,13 @@ def models_source(models: Path, arch: str) -> str:
             out += ["};", f"static const int32_t {name}_roots[{len(roots)}] = {{",
                     *[f"    {', '.join(str(r) for r in roots[i:i + 16])}," for i in range(0, len(roots), 16)],
                     "};", ""]
+            pool = sorted(model.metadata.kernel_pool, key=str.encode)  # strcmp's order
+            out += [f"static const char *const {name}_pool[{max(1, len(pool))}] = {{",
+                    *([f'    "{kernel}",' for kernel in pool] or ["    0,"]), "};", ""]
             target = model.metadata.target
             entries.append(f'    {{{ENUMS["direction"].index(direction)}, {ENUMS["dtype"].index(dtype)}, '
                            f'"{label}", {model.metadata.feature_version}, {TARGETS.index(target)}, "{target}", '
-                           f'{len(roots)}, {forest.plain}, {name}_roots, {name}_nodes, {name}_leaves}},')
+                           f'{len(roots)}, {forest.plain}, {name}_roots, {name}_nodes, {name}_leaves, {len(pool)}, {name}_pool}},')
     out += notes + ([""] if notes else [])
     out.append(f"const size_t gconv_model_count = {len(entries)};")
     out.append(f"const gconv_model gconv_models[{max(1, len(entries))}] = {{")

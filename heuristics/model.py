@@ -61,6 +61,12 @@ class SelectionModel:
     def __init__(self, booster, metadata: ModelMetadata, path: Path):
         self.booster, self.metadata, self.path = booster, metadata, path
         self.label = f"{path.parent.name}/{path.name}"  # e.g. sm_90/fwd_bf16, as select() reasons name it
+        self._pool = frozenset(metadata.kernel_pool)
+
+    def knows(self, kernel: str) -> bool:
+        """Whether the model was trained on the kernel (metadata.kernel_pool): it scores only those; a selection
+        skips the others rather than extrapolate to kernels it never saw."""
+        return kernel in self._pool
 
     @classmethod
     def load(cls, path: Path, *, direction: str, dtype: str, arch: str) -> "SelectionModel":

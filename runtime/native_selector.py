@@ -70,23 +70,28 @@ class CModel(ctypes.Structure):
     _fields_ = [("direction", ctypes.c_int), ("dtype", ctypes.c_int), ("name", ctypes.c_char_p),
                 ("feature_version", ctypes.c_int), ("target", ctypes.c_int), ("target_name", ctypes.c_char_p),
                 ("trees", ctypes.c_int32), ("plain", ctypes.c_int32), ("roots", ctypes.POINTER(ctypes.c_int32)),
-                ("nodes", ctypes.POINTER(CTreeNode)), ("leaves", ctypes.POINTER(ctypes.c_double))]
+                ("nodes", ctypes.POINTER(CTreeNode)), ("leaves", ctypes.POINTER(ctypes.c_double)),
+                ("pool_size", ctypes.c_int32), ("pool", ctypes.POINTER(ctypes.c_char_p))]
 
 
 class CPick(ctypes.Structure):
     _fields_ = [("index", ctypes.c_int64), ("candidates", ctypes.c_int64), ("padded_C", ctypes.c_int64),
-                ("padded_K", ctypes.c_int64), ("key", ctypes.c_double)]
+                ("padded_K", ctypes.c_int64), ("key", ctypes.c_double), ("skipped", ctypes.c_int64),
+                ("by_model", ctypes.c_int64)]
 
 
 class Pick(NamedTuple):
-    """What the C selector chose: a pool index, how many pool entries can run the problem, the channels per group the
-    pick runs at, and its key (the model's predicted milliseconds, or the rule's estimated seconds)."""
+    """What the C selector chose (gconv_pick): a pool index, how many candidates it chose among, the channels per group
+    the pick runs at, its key (the model's predicted milliseconds, or the rule's estimated seconds), the candidates
+    the model's kernel pool lacks (not scored), and whether the model picked (not the rule, when it knew none)."""
 
     index: int
     candidates: int
     padded_C: int
     padded_K: int
     key: float
+    skipped: int
+    by_model: bool
 
 
 def _compiler() -> str:
@@ -192,10 +197,13 @@ class NativeSelector:
                 leaves = (ctypes.c_double * len(forest.leaves))(*forest.leaves)
                 roots = (ctypes.c_int32 * len(forest.roots))(*forest.roots)
                 meta = model.metadata
+                names = sorted(meta.kernel_pool, key=str.encode)  # strcmp's order, which knows() bisects
+                pool = (ctypes.c_char_p * max(1, len(names)))(*[name.encode() for name in names])
                 struct = CModel(DIRECTIONS.index(Direction(meta.direction)), DTYPES.index(DType(meta.dtype)),
                                 model.label.encode(), meta.feature_version, TARGETS.index(meta.target),
-                                meta.target.encode(), len(forest.roots), forest.plain, roots, nodes, leaves)
-                cached = self._models[id(model)] = (model, struct, nodes, leaves, roots)
+                                meta.target.encode(), len(forest.roots), forest.plain, roots, nodes, leaves,
+                                len(names), pool)
+                cached = self._models[id(model)] = (model, struct, nodes, leaves, roots, pool)
         return cached[1]
 
     def choose(self, problem: Problem, pool: tuple[RegistryEntry, ...], model=None) -> Pick | None:
@@ -210,7 +218,10 @@ class NativeSelector:
         pick = CPick()
         self._choose(ctypes.byref(prob), configs, names, len(pool), struct and ctypes.byref(struct),
                      ctypes.byref(pick))
-        return None if pick.index < 0 else Pick(pick.index, pick.candidates, pick.padded_C, pick.padded_K, pick.key)
+        if pick.index < 0:
+            return None
+        return Pick(pick.index, pick.candidates, pick.padded_C, pick.padded_K, pick.key, pick.skipped,
+                    bool(pick.by_model))
 
 
 def enabled() -> bool:

@@ -101,27 +101,39 @@ def predicted_seconds(candidate: Candidate, problem: Problem, arch: str) -> floa
 
 
 class Best(NamedTuple):
-    """The candidate a selector picked, its key (the model's predicted milliseconds, or the rule's analytic seconds)
-    and how many candidates it chose among."""
+    """The candidate a selector picked, its key (the model's predicted milliseconds, or the rule's analytic seconds),
+    how many candidates it chose among, how many the model's kernel pool lacks (skipped, not scored), and whether the
+    model picked (False with a model that knew none of the candidates: the rule picked among them all)."""
 
     candidate: Candidate
     key: float
     count: int
+    skipped: int = 0
+    by_model: bool = False
 
 
-def python_best(problem: Problem, rule_set: str, arch: str, model=None) -> Best | None:
-    """The least analytic time (model None) or least predicted time of the candidates, ties by name; None when no
-    instance runs the problem. The reference the C selector (native_selector.py) computes too."""
-    pool = [c for c in candidates(problem, rule_set, arch) if c.entry is not None]
-    if not pool:
-        return None
+def _least(problem: Problem, pool: list[Candidate], arch: str, model) -> tuple[Candidate, float]:
     if model is None:
         keys = [predicted_seconds(c, problem, arch) for c in pool]
     else:
         runs = [padded_problem(problem, c.padding) if c.padding else problem for c in pool]
         keys = model.predict_ms(problem, [(c.entry.config, r) for c, r in zip(pool, runs)], load_arch_spec(arch))
     best = min(range(len(pool)), key=lambda i: (keys[i], pool[i].name))
-    return Best(pool[best], float(keys[best]), len(pool))
+    return pool[best], float(keys[best])
+
+
+def python_best(problem: Problem, rule_set: str, arch: str, model=None) -> Best | None:
+    """The model's pick -- least predicted time -- among the candidates of its training pool; the rule's -- least
+    analytic time -- among all when there is no model or it knows none of them; ties by name. None when no instance
+    runs the problem. The reference the C selector (native_selector.py) computes too."""
+    pool = [c for c in candidates(problem, rule_set, arch) if c.entry is not None]
+    if not pool:
+        return None
+    if model is not None:
+        known = [c for c in pool if model.knows(c.name)]
+        if known:
+            return Best(*_least(problem, known, arch, model), len(known), len(pool) - len(known), True)
+    return Best(*_least(problem, pool, arch, None), len(pool), len(pool) if model is not None else 0, False)
 
 
 def native_best(native: NativeSelector, problem: Problem, rule_set: str, arch: str, model=None) -> Best | None:
@@ -132,7 +144,7 @@ def native_best(native: NativeSelector, problem: Problem, rule_set: str, arch: s
         return None
     padding = None if (pick.padded_C, pick.padded_K) == (problem.C, problem.K) else \
         ChannelPadding(C=problem.C, K=problem.K, padded_C=pick.padded_C, padded_K=pick.padded_K)
-    return Best(Candidate(pool[pick.index], padding), pick.key, pick.candidates)
+    return Best(Candidate(pool[pick.index], padding), pick.key, pick.candidates, pick.skipped, pick.by_model)
 
 
 def best_candidate(problem: Problem, rule_set: str, arch: str, model=None) -> Best | None:
@@ -149,17 +161,23 @@ def _vendor_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
                                f"using the vendor path")
 
 
+def _rule_pick(problem: Problem, best: Best, rule_set: str, arch: str, why: str) -> KernelChoice:
+    """The rule's KernelChoice; why says why no model chose."""
+    padding = best.candidate.padding
+    return KernelChoice(
+        name=best.candidate.name, predicted_tflops=round(problem.flops / best.key / 1e12, 3), padding=padding,
+        rule_set=rule_set, arch=arch, source="rule",
+        reason=f"fallback rule ({why}): least analytic time of {best.count} candidates"
+               + (f", {padding}" if padding else ""))
+
+
 def rule_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
     """The documented fallback: the candidate with the least analytic time (heuristics/analytic.py)."""
     best = best_candidate(problem, rule_set, arch)
     if best is None:
         return _vendor_choice(problem, rule_set, arch)
-    padding = best.candidate.padding
-    return KernelChoice(
-        name=best.candidate.name, predicted_tflops=round(problem.flops / best.key / 1e12, 3), padding=padding,
-        rule_set=rule_set, arch=arch, source="rule",
-        reason=f"fallback rule (no trained model for {problem.direction.value}/{problem.dtype.value}/{arch}): "
-               f"least analytic time of {best.count} candidates" + (f", {padding}" if padding else ""))
+    return _rule_pick(problem, best, rule_set, arch,
+                      f"no trained model for {problem.direction.value}/{problem.dtype.value}/{arch}")
 
 
 def model_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
@@ -177,12 +195,16 @@ def model_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
     best = best_candidate(problem, rule_set, arch, model)
     if best is None:
         return _vendor_choice(problem, rule_set, arch)
-    padding = best.candidate.padding
+    if not best.by_model:
+        return _rule_pick(problem, best, rule_set, arch,
+                          f"model {model.label} was trained on none of the {best.count} candidates")
+    padding = f", {best.candidate.padding}" if best.candidate.padding else ""
+    skipped = f"; {best.skipped} candidates outside its training pool skipped" if best.skipped else ""
     return KernelChoice(
         name=best.candidate.name, predicted_tflops=round(problem.flops / (best.key / 1e3) / 1e12, 3),
-        padding=padding, rule_set=rule_set, arch=arch, source="model",
+        padding=best.candidate.padding, rule_set=rule_set, arch=arch, source="model",
         reason=f"model {model.label} (LightGBM, feature version {model.metadata.feature_version}): least predicted "
-               f"time of {best.count} candidates" + (f", {padding}" if padding else ""))
+               f"time of {best.count} candidates{padding}{skipped}")
 
 
 _cache: dict[tuple[str, str, tuple], KernelChoice] = {}

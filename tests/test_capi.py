@@ -95,7 +95,7 @@ def test_c_selection_equals_gconv_select(lib, seed):
     exact = numpy_is_libm()
     dtypes = tuple(_model_targets(lib)) or ("fp16", "bf16", "fp32")
     mismatches, models = [], 0
-    for problem in seeded_problems(seed, 150, dtypes):
+    for problem in seeded_problems(seed, 300, dtypes):  # tiny holds few kernels its models know: enough to hit them
         expected = gconv.select(problem, arch=lib.arch, rule_set=lib.rule_set)
         if expected.name == "cudnn":
             assert not lib.is_supported(problem), problem.key
@@ -103,8 +103,10 @@ def test_c_selection_equals_gconv_select(lib, seed):
         got = lib.select(problem)
         padding = (expected.padding.padded_C, expected.padding.padded_K) if expected.padding else (problem.C, problem.K)
         model_name = lib.model_name(problem.direction, problem.dtype)
-        source, tflops = ("model" if model_name else "rule"), expected.predicted_tflops
-        if model_name:
+        source, tflops = expected.source, expected.predicted_tflops
+        if model_name and source == "rule":  # the model knew none of the candidates (its kernel pool is default's)
+            assert f"model {model_name} was trained on none of the" in expected.reason, expected.reason
+        if source == "model":
             models += 1
             assert f"model {model_name} (LightGBM" in expected.reason, expected.reason
             if exact:  # the unrounded prediction, bit for bit
@@ -113,7 +115,7 @@ def test_c_selection_equals_gconv_select(lib, seed):
                 runs = padded_problem(problem, best.padding) if best.padding else problem
                 ms = model.predict_ms(problem, [(best.entry.config, runs)], load_arch_spec(lib.arch))[0]
                 tflops = problem.flops / (ms / 1e3) / 1e12
-        got_tflops = got.predicted_tflops if exact and model_name else round(got.predicted_tflops, 3)
+        got_tflops = got.predicted_tflops if exact and source == "model" else round(got.predicted_tflops, 3)
         if (got.name, (got.padded_C, got.padded_K), got.source, got_tflops) != (expected.name, padding, source, tflops):
             mismatches.append(f"{problem.key}: C {got} != Python {expected.name} {padding} {source} {tflops!r} "
                               f"({expected.reason})")
@@ -121,7 +123,7 @@ def test_c_selection_equals_gconv_select(lib, seed):
     assert not mismatches, "\n".join(mismatches[:10])
     if not _model_targets(lib):
         pytest.skip(f"no trained model for {lib.arch}: the rule heuristic selects (checked above)")
-    assert models > 50, f"only {models} problems were selected by a model"
+    assert models >= 30, f"only {models} problems were selected by a model"
 
 
 def test_c_feature_rows_equal_python_feature_matrix(lib):

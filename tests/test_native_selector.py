@@ -154,3 +154,56 @@ def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
     assert native.cache_dir() == tmp_path
     monkeypatch.delenv(native.CACHE_ENV)
     assert native.cache_dir() == Path.home() / ".cache" / "gconv"
+
+
+def _restricted(model: SelectionModel, keep) -> SelectionModel:
+    """The model with a smaller kernel pool: as if trained on fewer kernels."""
+    pool = [name for name in model.metadata.kernel_pool if keep(name)]
+    return SelectionModel(model.booster, model.metadata.model_copy(update={"kernel_pool": pool}), model.path)
+
+
+@pytest.mark.parametrize("keep, knows_some", [(lambda name: "_m64n" in name, True), (lambda name: False, False)],
+                         ids=["some", "none"])
+def test_the_model_scores_only_the_kernels_it_was_trained_on(selector, keep, knows_some):
+    """Python and C skip the candidates outside the model's kernel pool alike; a model that knows none of them leaves
+    the pick to the rule."""
+    model = _restricted(find_model("fwd", "bf16", ARCH), keep)
+    by_model = by_rule = 0
+    for problem in seeded_problems(31, 120, ("bf16",)):
+        if problem.direction.value != "fwd":
+            continue
+        python = selection.python_best(problem, "default", ARCH, model)
+        c = selection.native_best(selector, problem, "default", ARCH, model)
+        if python is None:
+            assert c is None
+            continue
+        assert (c.candidate.name, c.count, c.skipped, c.by_model) == \
+            (python.candidate.name, python.count, python.skipped, python.by_model), problem.key
+        assert c.key == pytest.approx(python.key, rel=1e-12)
+        assert model.knows(c.candidate.name) == c.by_model
+        by_model += c.by_model
+        by_rule += not c.by_model
+        if not c.by_model:
+            assert c == selection.python_best(problem, "default", ARCH)._replace(skipped=c.count)
+    assert (by_model > 20, by_rule > 20) == (knows_some, not knows_some)
+
+
+def test_select_says_what_the_model_did_not_know(monkeypatch):
+    import gconv.heuristics.model as models
+
+    problem = Problem(direction="fwd", dtype="bf16", N=8, G=32, C=16, K=16, Hi=28, Wi=28, Y=3, X=3, pad_h=1, pad_w=1)
+    full = find_model("fwd", "bf16", ARCH)
+    count = len([c for c in selection.candidates(problem, "default", ARCH) if c.entry is not None])
+    for keep, reason in [
+        (lambda name: "_m64n" in name or "_m128n" in name,
+         "model sm_90/fwd_bf16 (LightGBM, feature version 2): least predicted time of {known} candidates; {skipped} "
+         "candidates outside its training pool skipped"),
+        (lambda name: False, "fallback rule (model sm_90/fwd_bf16 was trained on none of the {count} candidates): "
+                             "least analytic time of {count} candidates")]:
+        model = _restricted(full, keep)
+        monkeypatch.setattr(models, "find_model", lambda *target, model=model: model)
+        selection.clear_cache()
+        known = len([c for c in selection.candidates(problem, "default", ARCH) if c.entry and model.knows(c.name)])
+        choice = gconv.select(problem, arch=ARCH, rule_set="default")
+        assert choice.reason == reason.format(known=known, skipped=count - known, count=count)
+    selection.clear_cache()

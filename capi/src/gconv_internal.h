@@ -67,6 +67,8 @@ typedef struct gconv_model {
     const int32_t *roots;
     const gconv_tree_node *nodes;
     const double *leaves;
+    int32_t pool_size;       /* the kernels it was trained on (metadata.json kernel_pool), sorted by strcmp: it */
+    const char *const *pool; /* scores only these; a selection skips the others */
 } gconv_model;
 
 extern const size_t gconv_model_count;
@@ -109,11 +111,13 @@ typedef struct gconv_pool {
     size_t name_stride;
 } gconv_pool;
 
-/* What gconv_pick_best found: the pool index (-1: no config runs the problem), how many could run it, the channels
+/* What gconv_pick_best found: the pool index (-1: no config runs the problem), how many it chose among, the channels
  * per group the pick runs at, and its key (the model's predicted milliseconds, or the rule's seconds). */
 typedef struct gconv_pick {
     int64_t index, candidates, padded_C, padded_K;
     double key;
+    int64_t skipped;  /* candidates outside the model's kernel pool, not scored */
+    int64_t by_model; /* 0 with a model: it knew none of the candidates, and the rule picked among them all */
 } gconv_pick;
 
 GCONV_HIDDEN void gconv_pick_best(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model,

@@ -4,6 +4,7 @@
  * Integer products use 128 bits (Python's integers do not overflow) and turn into doubles where Python's do. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gconv_internal.h"
@@ -380,10 +381,17 @@ double gconv_predicted_seconds(const gconv_config *c, const gconv_prob *p, int64
     return estimate_seconds(c, &q) + copies;
 }
 
-/* runtime/selection.py model_choice / rule_choice over a pool: with a model the candidates (the same list and padding
- * as the rule's) are scored by the model, least predicted time first, ties by name -- Python's min over
- * (predicted_ms, name); without one, the least analytic time. Configs of another direction or dtype are skipped. */
-void gconv_pick_best(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
+static int by_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* Whether the model was trained on the kernel: runtime/selection.py SelectionModel.knows. */
+static int knows(const gconv_model *m, const char *name) {
+    return bsearch(&name, m->pool, (size_t)m->pool_size, sizeof *m->pool, by_name) != NULL;
+}
+
+/* The least key among the candidates of p in pool, ties by name -- Python's min over (key, name): the model's
+ * predicted time of the candidates it knows, or (model NULL) the analytic time of all. Configs of another direction
+ * or dtype are skipped. */
+static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
     *pick = (gconv_pick){.index = -1};
     const char *best_name = NULL;
     for (size_t i = 0; i < pool->count; i++) {
@@ -391,13 +399,30 @@ void gconv_pick_best(const gconv_prob *p, const gconv_pool *pool, const gconv_mo
         if (c->direction != p->direction || c->dtype != p->dtype) continue;
         int64_t C, K;
         if (!gconv_candidate_for(c, p, &C, &K)) continue;
-        double key = model ? gconv_model_predicted_ms(model, c, p, C, K, NULL) : gconv_predicted_seconds(c, p, C, K);
         const char *name = *(const char *const *)((const char *)pool->names + i * pool->name_stride);
+        if (model && !knows(model, name)) {
+            pick->skipped++;
+            continue;
+        }
+        double key = model ? gconv_model_predicted_ms(model, c, p, C, K, NULL) : gconv_predicted_seconds(c, p, C, K);
         pick->candidates++;
         if (pick->index < 0 || key < pick->key || (key == pick->key && strcmp(name, best_name) < 0)) {
-            *pick = (gconv_pick){(int64_t)i, pick->candidates, C, K, key};
+            *pick = (gconv_pick){(int64_t)i, pick->candidates, C, K, key, pick->skipped, 0};
             best_name = name;
         }
+    }
+}
+
+/* runtime/selection.py python_best: the model's pick among the candidates it knows, or, when it knows none (or there
+ * is no model), the rule's among them all. */
+void gconv_pick_best(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
+    least(p, pool, model, pick);
+    if (model && pick->index >= 0) {
+        pick->by_model = 1;
+    } else if (model && pick->skipped > 0) {
+        int64_t skipped = pick->skipped;
+        least(p, pool, NULL, pick);
+        pick->skipped = skipped;
     }
 }
 
@@ -436,9 +461,9 @@ gconv_status gconv_choose(const gconv_prob *p, const char *kernel, gconv_choice 
     choice->padded_C = pick.padded_C;
     choice->padded_K = pick.padded_K;
     choice->candidates = (int)pick.candidates;
-    choice->seconds = model ? pick.key / 1e3 : pick.key; /* selection.py: flops / (predicted_ms / 1e3) / 1e12 */
-    choice->source = model ? GCONV_SOURCE_MODEL : GCONV_SOURCE_RULE;
-    choice->model = model;
+    choice->seconds = pick.by_model ? pick.key / 1e3 : pick.key; /* selection.py: flops / (ms / 1e3) / 1e12 */
+    choice->source = pick.by_model ? GCONV_SOURCE_MODEL : GCONV_SOURCE_RULE;
+    choice->model = pick.by_model ? model : NULL;
     return GCONV_STATUS_SUCCESS;
 }
 
