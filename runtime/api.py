@@ -9,7 +9,7 @@ import torch
 from gconv.paths import REPO_ROOT
 from gconv.schemas import Direction, DType, Problem
 
-from . import validation
+from . import split_image, validation
 from .device import arch_of, can_run_triton, interpreter_active
 from .kernels import load_kernel_module
 from .launch import run
@@ -77,7 +77,12 @@ def _channels_last(t: torch.Tensor) -> torch.Tensor:
 
 def execute(problem: Problem, a: torch.Tensor, b: torch.Tensor, *, kernel: str | None = None,
             rule_set: str | None = None, choice: KernelChoice | None = None) -> torch.Tensor:
-    """Run problem on the runner-order operands (fwd: x, w; bwd_data: dy, w; bwd_weight: x, dy)."""
+    """Run problem on the runner-order operands (fwd: x, w; bwd_data: dy, w; bwd_weight: x, dy).
+
+    A batch whose activations exceed 32-bit indexing runs as slices of whole images (runtime/split_image.py).
+    """
+    if choice is None and split_image.needs_slices(problem):
+        return _execute_sliced(problem, a, b, kernel=kernel, rule_set=rule_set)
     choice = choice or choose(problem, a.device, kernel, rule_set)
     if choice.name == VENDOR_KERNEL:
         return vendor_run(problem, a, b)
@@ -96,6 +101,26 @@ def execute(problem: Problem, a: torch.Tensor, b: torch.Tensor, *, kernel: str |
     if choice.padding is not None:
         out = unpad_result(problem.direction, out, problem.G, choice.padding)
     return out
+
+
+def _execute_sliced(problem: Problem, a: torch.Tensor, b: torch.Tensor, *, kernel: str | None,
+                    rule_set: str | None) -> torch.Tensor:
+    """execute over batch slices: fwd / bwd_data fill their rows of the result, bwd_weight sums in fp32."""
+    direction = problem.direction
+    result = None
+    for n0, n1 in split_image.batch_slices(problem):
+        part = execute(problem.model_copy(update={"N": n1 - n0}), *split_image.sliced_operands(direction, a, b, n0, n1),
+                       kernel=kernel, rule_set=rule_set)
+        if direction is Direction.bwd_weight:
+            result = part.float() if result is None else result.add_(part)
+            continue
+        if result is None:
+            result = torch.empty(_RESULT_SHAPE[direction](problem), dtype=a.dtype, device=a.device,
+                                 memory_format=torch.channels_last)
+        result[n0:n1].copy_(part)
+    if direction is Direction.bwd_weight:
+        result = result.to(a.dtype).contiguous(memory_format=torch.channels_last)
+    return result
 
 
 _RESULT_SHAPE = {

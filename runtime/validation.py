@@ -35,9 +35,14 @@ def check_tensor(name: str, tensor, layout: str) -> None:
     if tensor.dtype not in DTYPES:
         supported = ", ".join(str(d) for d in DTYPES)
         raise TypeError(f"{name} has dtype {tensor.dtype}; supported: {supported}")
-    if tensor.numel() > MAX_INDEX:
+    if layout == WEIGHT and tensor.numel() > MAX_INDEX:
         raise ValueError(f"{name} has {tensor.numel()} elements; gconv's kernels index with 32-bit integers "
-                         f"(at most {MAX_INDEX} elements per tensor)")
+                         f"(at most {MAX_INDEX} elements per weight tensor; activations run in slices of whole "
+                         f"images)")
+    if layout != WEIGHT and tensor.numel() // max(1, tensor.shape[0]) > MAX_INDEX:
+        raise ValueError(f"one image of {name} has {tensor.numel() // tensor.shape[0]} elements; gconv's kernels "
+                         f"index with 32-bit integers and slice batches only into whole images (at most "
+                         f"{MAX_INDEX} elements per image)")
 
 
 def check_shape_arg(name: str, shape, layout: str) -> tuple[int, int, int, int]:

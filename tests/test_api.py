@@ -242,8 +242,12 @@ BAD_FWD = [
     (dict(padding=-1), ValueError, "padding must be non-negative, got -1"),
     (dict(x=torch.zeros(2, 6, 2, 2)), ValueError, "output size would be 0x0: the dilated filter (3x3) is larger "
                                                   "than the padded input (2x2)"),
-    (dict(x=torch.zeros(1, 1, 1, 1).expand(2**16, 6, 2**12, 2)), ValueError,
-     "x has 3221225472 elements; gconv's kernels index with 32-bit integers (at most 2147483647 elements per tensor)"),
+    (dict(x=torch.zeros(1, 1, 1, 1).expand(2, 6, 2**16, 2**13)), ValueError,
+     "one image of x has 3221225472 elements; gconv's kernels index with 32-bit integers and slice batches only into "
+     "whole images (at most 2147483647 elements per image)"),
+    (dict(w=torch.zeros(1, 1, 1, 1).expand(2**15, 3, 2**12, 2**3)), ValueError,
+     "w has 3221225472 elements; gconv's kernels index with 32-bit integers (at most 2147483647 elements per weight "
+     "tensor; activations run in slices of whole images)"),
     (dict(kernel="fwd_fp32_nope"), ValueError, "kernel 'fwd_fp32_nope' is not in rule set 'default'; "
                                                "gconv.kernels_for(problem) lists the kernels that run this problem"),
     (dict(kernel="fwd_fp16_direct_p64c32_w4_v8", rule_set="tiny"), ValueError,
