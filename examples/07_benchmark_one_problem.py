@@ -3,7 +3,8 @@
     python examples/07_benchmark_one_problem.py [--direction fwd|bwd_data|bwd_weight] [--repeats R] [--others K]
 
 On a GPU: each kernel runs once (compile, and a float64 correctness check), then --warmup times, then --repeats
-times between CUDA events; the table shows the median and TFLOP/s (problem.flops / time). Kernels are launched
+times between CUDA events queued behind a GPU sleep (bench/timing.py median_ms: GPU time, host launch cost not
+counted); the table shows the median and TFLOP/s (problem.flops / time). Kernels are launched
 with a prepared KernelChoice (gconv.runtime.api.execute), so per-call Python argument checking is not timed.
 On a CPU the kernels are interpreted: small shapes, 1 repeat, and the times say nothing about performance.
 """
@@ -13,14 +14,13 @@ if not os.path.exists("/dev/nvidiactl"):  # no NVIDIA driver: interpret the Trit
     os.environ.setdefault("TRITON_INTERPRET", "1")  # must be set before torch/triton/gconv are imported
 
 import argparse
-import statistics
 import sys
-import time
 
 import torch
 
 import gconv
 from _common import ARCH, DEVICE, DTYPES, ON_GPU, SHORT, bound, rel_error, where
+from gconv.bench.timing import median_ms
 from gconv.runtime.api import execute
 from gconv.runtime.reference import random_operands, reference
 from gconv.runtime.selection import candidates, forced_choice
@@ -73,23 +73,9 @@ def synchronize() -> None:
 
 
 def time_ms(choice) -> float:
-    """Median milliseconds: CUDA events on a GPU, the wall clock otherwise."""
-    for _ in range(cli.warmup):
-        execute(problem, a, b, choice=choice)
-    times = []
-    for _ in range(cli.repeats):
-        if ON_GPU:
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            execute(problem, a, b, choice=choice)
-            end.record()
-            torch.cuda.synchronize()
-            times.append(start.elapsed_time(end))
-        else:
-            started = time.perf_counter()
-            execute(problem, a, b, choice=choice)
-            times.append((time.perf_counter() - started) * 1e3)
-    return statistics.median(times)
+    """Median milliseconds: GPU time on a GPU (bench/timing.py: repeats queued behind a GPU sleep, so host launch
+    cost is not counted), the wall clock otherwise."""
+    return median_ms(lambda _: execute(problem, a, b, choice=choice), warmup=cli.warmup, repeats=cli.repeats)
 
 
 rows, failures = [], 0

@@ -5,7 +5,6 @@ enough for the Triton interpreter (timings there say nothing about performance).
 """
 from __future__ import annotations
 
-import statistics
 import time
 
 import torch
@@ -36,19 +35,14 @@ def describe(problem: Problem) -> str:
 
 
 def timed_run(problem: Problem, a, b, choice, repeats: int):
-    """(result, median milliseconds); CUDA events after a warm-up on the GPU, wall clock otherwise."""
+    """(result, median milliseconds of GPU time) on the GPU -- bench/timing.py's median_ms: warm-up, then repeats queued
+    behind a GPU sleep, so host launch cost is not counted -- or (result, None) elsewhere."""
     out = execute(problem, a, b, choice=choice)
     if a.device.type != "cuda":
         return out, None
-    times = []
-    for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        execute(problem, a, b, choice=choice)
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return out, statistics.median(times)
+    from gconv.bench.timing import median_ms
+
+    return out, median_ms(lambda _: execute(problem, a, b, choice=choice), repeats=repeats)
 
 
 def demo() -> int:

@@ -155,7 +155,7 @@ def best_candidate(problem: Problem, rule_set: str, arch: str, model=None) -> Be
     return python_best(problem, rule_set, arch, model)
 
 
-def _vendor_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
+def _vendor_choice(rule_set: str, arch: str) -> KernelChoice:
     return KernelChoice(name=VENDOR_KERNEL, predicted_tflops=None, rule_set=rule_set, arch=arch, source="rule",
                         reason=f"fallback rule: no instance of rule set {rule_set!r} runs this problem on {arch}; "
                                f"using the vendor path")
@@ -175,7 +175,7 @@ def rule_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
     """The documented fallback: the candidate with the least analytic time (heuristics/analytic.py)."""
     best = best_candidate(problem, rule_set, arch)
     if best is None:
-        return _vendor_choice(problem, rule_set, arch)
+        return _vendor_choice(rule_set, arch)
     return _rule_pick(problem, best, rule_set, arch,
                       f"no trained model for {problem.direction.value}/{problem.dtype.value}/{arch}")
 
@@ -194,7 +194,7 @@ def model_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
         return choice
     best = best_candidate(problem, rule_set, arch, model)
     if best is None:
-        return _vendor_choice(problem, rule_set, arch)
+        return _vendor_choice(rule_set, arch)
     if not best.by_model:
         return _rule_pick(problem, best, rule_set, arch,
                           f"model {model.label} was trained on none of the {best.count} candidates")
