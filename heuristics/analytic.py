@@ -5,7 +5,8 @@ deterministic fallback afterwards). The estimate is a roofline with three correc
 choices between instances of one registry:
 
 1. Tile padding: a tile computes bm x bn x ceil(K/bk)*bk multiply-adds whatever the problem covers, so
-   work is counted in padded tiles (merged groups pay for their zero off-diagonal blocks too).
+   work is counted in padded tiles (merged groups pay for their zero off-diagonal blocks too). bwd_data tiles
+   count, per stride-residue class, only the filter taps that reach it.
 2. Wave quantisation: programs run in waves of (SMs x resident blocks per SM); a partial last wave
    still takes a whole wave's time (a persistent grid has the same tail, but overlaps tile prologues
    with epilogues: a small gain).
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gconv.runtime.grid import cdiv, tile_grid
+from gconv.runtime.grid import cdiv, residue_taps, row_tiles, tile_grid
 from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig, Pipeline, Problem
 
 LAUNCH_LATENCY_S = 4e-6
@@ -90,12 +91,17 @@ def roofline_seconds(problem: Problem, arch: ArchSpec) -> float:
                problem_bytes(problem) / (arch.roofline_bandwidth_gbs * 1e9))
 
 
-def _reduction_length(config: KernelConfig, problem: Problem) -> int:
-    """Multiply-adds along GEMM-K one output element of a tile performs (padded to block_k)."""
+def padded_reduction(config: KernelConfig, problem: Problem) -> int:
+    """Multiply-adds along GEMM-K that one output element of every row tile performs, summed over the row tiles
+    (each padded to block_k): bwd_data walks, per stride-residue class, only the taps that reach it."""
+    bk = config.block_k
+    if config.direction is Direction.bwd_data:
+        per_class = row_tiles(config, problem) // (problem.stride_h * problem.stride_w)
+        return per_class * sum(cdiv(problem.K * taps, bk) * bk for taps in residue_taps(problem))
     gemm_k = problem.gemm.K
     if config.direction is Direction.bwd_weight:
-        return cdiv(cdiv(gemm_k, config.split_k), config.block_k) * config.block_k * config.split_k
-    return cdiv(gemm_k, config.block_k) * config.block_k
+        return row_tiles(config, problem) * cdiv(cdiv(gemm_k, config.split_k), bk) * bk * config.split_k
+    return row_tiles(config, problem) * cdiv(gemm_k, bk) * bk
 
 
 def estimate(config: KernelConfig, problem: Problem, arch: ArchSpec) -> Estimate:
@@ -109,7 +115,8 @@ def estimate(config: KernelConfig, problem: Problem, arch: ArchSpec) -> Estimate
     if config.algorithm is not Algorithm.igemm:
         work = problem.flops  # direct and depthwise loops visit exactly the useful taps
     else:
-        work = 2 * grid[0] * grid[1] * config.block_m * config.block_n * _reduction_length(config, problem)
+        col_tiles = grid[0] // row_tiles(config, problem)
+        work = 2 * col_tiles * grid[1] * config.block_m * config.block_n * padded_reduction(config, problem)
     compute_s = work / (peak_flops(config, arch) * utilisation)  # each program runs at its slot's share of the peak
     traffic = problem_bytes(problem)
     if config.direction is Direction.bwd_weight and config.split_k > 1:

@@ -14,11 +14,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gconv.runtime.grid import cdiv, tile_grid, tile_rows_cols
+from gconv.runtime.grid import cdiv, residue_taps, row_tiles, tile_grid, tile_rows_cols
 from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig, Pipeline, Problem
 
-from .analytic import (LAUNCH_LATENCY_S, PERSISTENT_GAIN, estimate, memory_efficiency, peak_flops, problem_bytes,
-                       resident_blocks_per_sm)
+from .analytic import (LAUNCH_LATENCY_S, PERSISTENT_GAIN, estimate, memory_efficiency, padded_reduction, peak_flops,
+                       problem_bytes, resident_blocks_per_sm)
 
 FEATURE_VERSION = 2  # 2: the depthwise algorithm (algorithm_depthwise, tile_w, filter_size, multiplier)
 
@@ -63,13 +63,16 @@ def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,
     tail = programs / (cdiv(programs, slots) * slots)
     if config.algorithm is Algorithm.igemm:
         rows, cols = tile_rows_cols(config, problem)
-        waste_m = cdiv(rows, config.block_m) * config.block_m / rows
+        waste_m = row_tiles(config, problem) * config.block_m / rows
         waste_n = cdiv(cols, config.block_n) * config.block_n / cols
-        gemm_k = problem.gemm.K if config.direction is not Direction.bwd_weight else \
-            cdiv(problem.gemm.K, config.split_k)
-        waste_k = cdiv(gemm_k, config.block_k) * config.block_k / gemm_k
-        padded_work = 2.0 * grid[0] * grid[1] * grid[2] * config.block_m * config.block_n * \
-            cdiv(gemm_k, config.block_k) * config.block_k
+        if config.direction is Direction.bwd_data:  # the taps each stride-residue class walks
+            walked = [problem.K * taps for taps in residue_taps(problem)]
+            waste_k = sum(cdiv(k, config.block_k) * config.block_k for k in walked) / sum(walked)
+        else:
+            gemm_k = problem.gemm.K if config.direction is Direction.fwd else cdiv(problem.gemm.K, config.split_k)
+            waste_k = cdiv(gemm_k, config.block_k) * config.block_k / gemm_k
+        padded_work = 2.0 * cdiv(cols, config.block_n) * grid[1] * config.block_m * config.block_n * \
+            padded_reduction(config, problem)
     else:
         waste_m = waste_n = waste_k = 1.0
         padded_work = float(problem.flops)
@@ -333,17 +336,37 @@ def _depthwise_programs(k: _KernelColumns, r: _RunColumns) -> np.ndarray:
     return k.splits * groups * k.filter_size
 
 
+def _residue_steps(k: _KernelColumns, r: _RunColumns, original: Problem, steps: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """grid.row_tiles and analytic.padded_reduction of igemm bwd_data at stride > 1: set the igemm entries of
+    steps[0] to the row tiles of every stride-residue class and of steps[2] to the block_k steps the classes walk
+    together; return the row tiles per class and those steps (the padded work is per class x steps)."""
+    p = original  # the stride geometry; runs differ from it only in C and K (channel padding)
+    per_class = np.ceil(p.N * cdiv(p.Hi, p.stride_h) * cdiv(p.Wi, p.stride_w) / k.divisors[0])
+    walked = sum(np.ceil(r.K * taps / k.divisors[2]) for taps in residue_taps(p))
+    igemm = True if k.cuda_core is None else ~k.cuda_core
+    np.copyto(steps[0], p.stride_h * p.stride_w * per_class, where=igemm)
+    np.copyto(steps[2], walked, where=igemm)
+    return per_class, walked
+
+
 def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, original: Problem) -> None:
     """Write derived_features, the analytic estimate included, into derived: one row per DERIVED_FEATURES name."""
     (log2_programs, waves, tail, _, _, _, log2_padded_work, work_per_program, growth, log2_seconds, log2_compute_s,
      log2_memory_s) = derived
     extents = _extents(k, r)
     steps = np.ceil(extents / k.divisors)  # tiles along M and N, block_k steps along K, group blocks
+    residue = k.direction is Direction.bwd_data and original.stride_h * original.stride_w > 1
+    if residue:  # igemm bwd_data tiles each stride-residue class apart and walks only the taps that reach it
+        per_class, walked = _residue_steps(k, r, original, steps)
     np.divide(steps[:3] * k.divisors[:3], extents[:3], out=derived[_WASTE])  # 1 for direct kernels (divisors 1)
     programs = steps[0] * steps[1] * steps[3]
     if k.split_k is not None:
         programs *= k.split_k
     work = programs * k.double_tile_volume * steps[2]  # the padded work, which analytic.estimate counts too
+    if residue:
+        igemm = True if k.cuda_core is None else ~k.cuda_core
+        np.copyto(work, per_class * steps[1] * steps[3] * k.double_tile_volume * walked, where=igemm)
     if k.cuda_core is not None:
         np.copyto(programs, _direct_programs(k, r), where=k.cuda_core)
         np.copyto(work, r.flops, where=k.cuda_core)

@@ -1,6 +1,8 @@
 """How many programs a kernel launches for a problem (pure: the launcher and the selector's estimates share it)."""
 from __future__ import annotations
 
+from collections import Counter
+
 from gconv.schemas import Algorithm, Direction, KernelConfig, Problem
 
 
@@ -20,8 +22,8 @@ def tile_grid(config: KernelConfig, problem: Problem) -> tuple[int, int, int]:
             return cdiv(p.N * p.Hi * p.Wi, config.block_m), cdiv(p.G * p.C, config.block_n), 1
         return cdiv(p.G * p.K, config.block_n), p.C * p.Y * p.X, config.split_k
     gm = config.groups_to_merge
-    rows, cols = tile_rows_cols(config, problem)
-    return cdiv(rows, config.block_m) * cdiv(cols, config.block_n), cdiv(p.G, gm), config.split_k
+    _, cols = tile_rows_cols(config, problem)
+    return row_tiles(config, problem) * cdiv(cols, config.block_n), cdiv(p.G, gm), config.split_k
 
 
 def tile_rows_cols(config: KernelConfig, problem: Problem) -> tuple[int, int]:
@@ -32,6 +34,34 @@ def tile_rows_cols(config: KernelConfig, problem: Problem) -> tuple[int, int]:
         Direction.bwd_data: (p.N * p.Hi * p.Wi, gm * p.C),
         Direction.bwd_weight: (gm * p.K, p.Y * p.X * gm * p.C),
     }[p.direction]
+
+
+def row_tiles(config: KernelConfig, problem: Problem) -> int:
+    """Tiles along the implicit GEMM's rows. igemm bwd_data tiles each stride-residue class of the input pixels
+    (hi % stride_h, wi % stride_w) apart, N * cdiv(Hi, stride_h) * cdiv(Wi, stride_w) rows each (the rows past the
+    image in a short class are masked), so that each class walks only the taps that reach it."""
+    p = problem
+    if p.direction is not Direction.bwd_data:
+        return cdiv(tile_rows_cols(config, problem)[0], config.block_m)
+    rows = p.N * cdiv(p.Hi, p.stride_h) * cdiv(p.Wi, p.stride_w)
+    return p.stride_h * p.stride_w * cdiv(rows, config.block_m)
+
+
+def reached_residues(pad: int, dil: int, stride: int, size: int) -> list[int]:
+    """Along one axis: how many filter taps reach each residue r of the input pixels (tap f reaches r when
+    (r + pad - f * dil) % stride == 0), for the residues some tap reaches, by increasing residue."""
+    counts = Counter((f * dil - pad) % stride for f in range(size))
+    return [counts[r] for r in sorted(counts)]
+
+
+def residue_taps(problem: Problem) -> list[int]:
+    """bwd_data: the filter taps that reach each stride-residue class of input pixels (hi % stride_h, wi % stride_w),
+    for the classes some tap reaches, in row-major order; [Y * X] at stride 1. Each tap reaches one class, so they sum
+    to Y * X; the classes no tap reaches have a zero gradient and walk no tap."""
+    p = problem
+    rows = reached_residues(p.pad_h, p.dil_h, p.stride_h, p.Y)
+    cols = reached_residues(p.pad_w, p.dil_w, p.stride_w, p.X)
+    return [ty * tx for ty in rows for tx in cols]
 
 
 def depthwise_grid(config: KernelConfig, problem: Problem) -> tuple[int, int, int]:

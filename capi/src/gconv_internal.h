@@ -127,6 +127,9 @@ GCONV_HIDDEN gconv_status gconv_choose(const gconv_prob *p, const char *kernel, 
 GCONV_HIDDEN gconv_status gconv_check_and_choose(const gconv_problem *problem, const char *kernel, gconv_prob *p,
                                                  gconv_choice *choice);
 GCONV_HIDDEN void gconv_tile_grid(const gconv_config *config, const gconv_prob *p, int64_t grid[3]);
+/* runtime/grid.py row_tiles, and the block_k steps of residue_taps (igemm bwd_data by stride-residue class). */
+GCONV_HIDDEN __int128 gconv_row_tiles(const gconv_config *config, const gconv_prob *p);
+GCONV_HIDDEN __int128 gconv_residue_steps(const gconv_prob *p, __int128 K, __int128 block_k);
 GCONV_HIDDEN double gconv_flops(const gconv_prob *p);
 GCONV_HIDDEN gconv_prob gconv_with_channels(const gconv_prob *p, int64_t C, int64_t K);
 /* Exact integer sizes of select.c (Python's ints do not overflow; neither do these 128-bit ones). */

@@ -128,9 +128,20 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
     for (int i = 0; i < 4; i++) extents[i] = (double)base[i] * multipliers[i];
     if (c->split_k > 1) extents[2] = ceil(extents[2] / split_k);
     for (int i = 0; i < 4; i++) steps[i] = ceil(extents[i] / divisors[i]);
+    /* _residue_steps: igemm bwd_data tiles each stride-residue class apart and walks only the taps that reach it */
+    int residue = !cuda_core && r->direction == GCONV_DIRECTION_BWD_DATA && p->stride_h * p->stride_w > 1;
+    double per_class = 0.0, walked = 0.0;
+    if (residue) {
+        per_class = ceil((double)((wide)p->N * ((p->Hi + p->stride_h - 1) / p->stride_h) *
+                                  ((p->Wi + p->stride_w - 1) / p->stride_w)) / divisors[0]);
+        walked = (double)gconv_residue_steps(p, r->K, c->block_k); /* the float ceils of integers below 2**53 */
+        steps[0] = (double)(p->stride_h * p->stride_w) * per_class;
+        steps[2] = walked;
+    }
     for (int i = 0; i < 3; i++) waste[i] = steps[i] * divisors[i] / extents[i];
     double programs = steps[0] * steps[1] * steps[3] * split_k;
-    double work = programs * (double)(2 * c->block_m * c->block_n * c->block_k) * steps[2];
+    double dtv = (double)(2 * c->block_m * c->block_n * c->block_k);
+    double work = residue ? per_class * steps[1] * steps[3] * dtv * walked : programs * dtv * steps[2];
     if (direct) {
         if (r->direction == GCONV_DIRECTION_BWD_WEIGHT) {
             programs = ceil((double)((wide)r->G * r->K) / c->block_n) * (double)((wide)r->C * r->Y * r->X) * split_k;

@@ -268,20 +268,56 @@ void gconv_tile_grid(const gconv_config *c, const gconv_prob *p, int64_t grid[3]
         grid[2] = p->direction == GCONV_DIRECTION_BWD_WEIGHT ? c->split_k : 1;
         return;
     }
-    wide gm = c->groups_to_merge, rows, cols;
-    if (p->direction == GCONV_DIRECTION_FWD) {
-        rows = (wide)p->N * p->Ho * p->Wo;
+    wide gm = c->groups_to_merge, cols;
+    if (p->direction == GCONV_DIRECTION_FWD)
         cols = gm * p->K;
-    } else if (p->direction == GCONV_DIRECTION_BWD_DATA) {
-        rows = (wide)p->N * p->Hi * p->Wi;
+    else if (p->direction == GCONV_DIRECTION_BWD_DATA)
         cols = gm * p->C;
-    } else {
-        rows = gm * p->K;
+    else
         cols = (wide)p->Y * p->X * gm * p->C;
-    }
-    grid[0] = (int64_t)(cdiv(rows, c->block_m) * cdiv(cols, c->block_n));
+    grid[0] = (int64_t)(gconv_row_tiles(c, p) * cdiv(cols, c->block_n));
     grid[1] = (int64_t)cdiv(p->G, gm);
     grid[2] = c->split_k;
+}
+
+/* runtime/grid.py row_tiles: igemm tiles along the GEMM rows; bwd_data tiles each stride-residue class apart. */
+wide gconv_row_tiles(const gconv_config *c, const gconv_prob *p) {
+    if (p->direction == GCONV_DIRECTION_FWD) return cdiv((wide)p->N * p->Ho * p->Wo, c->block_m);
+    if (p->direction == GCONV_DIRECTION_BWD_WEIGHT) return cdiv((wide)c->groups_to_merge * p->K, c->block_m);
+    wide rows = (wide)p->N * cdiv(p->Hi, p->stride_h) * cdiv(p->Wi, p->stride_w);
+    return (wide)p->stride_h * p->stride_w * cdiv(rows, c->block_m);
+}
+
+/* Python's (f * dil - pad) % stride: the residue tap f reaches (runtime/grid.py reached_residues). */
+static int64_t reached_residue(int64_t f, int64_t dil, int64_t pad, int64_t stride) {
+    int64_t r = (f * dil - pad) % stride;
+    return r < 0 ? r + stride : r;
+}
+
+/* How many taps reach the residue tap f reaches, or 0 when an earlier tap reaches it too (counted there). */
+static wide first_reach(int64_t f, int64_t dil, int64_t pad, int64_t stride, int64_t size) {
+    int64_t r = reached_residue(f, dil, pad, stride);
+    wide count = 0;
+    for (int64_t g = 0; g < size; g++) {
+        if (reached_residue(g, dil, pad, stride) != r) continue;
+        if (g < f) return 0;
+        count++;
+    }
+    return count;
+}
+
+/* Sum over the stride-residue classes some tap reaches of cdiv(K * taps, bk): the block_k steps igemm bwd_data walks
+ * for one row tile of every class (runtime/grid.py residue_taps, heuristics/analytic.py padded_reduction). */
+wide gconv_residue_steps(const gconv_prob *p, wide K, wide bk) {
+    wide steps = 0;
+    for (int64_t fy = 0; fy < p->Y; fy++) {
+        wide ty = first_reach(fy, p->dil_h, p->pad_h, p->stride_h, p->Y);
+        for (int64_t fx = 0; ty && fx < p->X; fx++) {
+            wide tx = first_reach(fx, p->dil_w, p->pad_w, p->stride_w, p->X);
+            if (tx) steps += cdiv(K * ty * tx, bk);
+        }
+    }
+    return steps;
 }
 
 static wide resident_blocks_per_sm(const gconv_config *c) {
@@ -321,10 +357,16 @@ static wide gemm_k(const gconv_prob *p) {
     return (wide)p->N * p->Ho * p->Wo;
 }
 
-static wide reduction_length(const gconv_config *c, const gconv_prob *p) {
+/* heuristics/analytic.py padded_reduction: GEMM-K multiply-adds of one output element, summed over the row tiles. */
+static wide padded_reduction(const gconv_config *c, const gconv_prob *p) {
+    wide bk = c->block_k;
+    if (c->direction == GCONV_DIRECTION_BWD_DATA) {
+        wide per_class = gconv_row_tiles(c, p) / ((wide)p->stride_h * p->stride_w);
+        return per_class * gconv_residue_steps(p, p->K, bk) * bk;
+    }
     if (c->direction == GCONV_DIRECTION_BWD_WEIGHT)
-        return cdiv(cdiv(gemm_k(p), c->split_k), c->block_k) * c->block_k * c->split_k;
-    return cdiv(gemm_k(p), c->block_k) * c->block_k;
+        return gconv_row_tiles(c, p) * cdiv(cdiv(gemm_k(p), c->split_k), bk) * bk * c->split_k;
+    return gconv_row_tiles(c, p) * cdiv(gemm_k(p), bk) * bk;
 }
 
 /* heuristics/analytic.py estimate(...).seconds */
@@ -345,7 +387,8 @@ static double estimate_seconds(const gconv_config *c, const gconv_prob *p) {
                (c->algorithm == GCONV_ALGORITHM_DIRECT ? GCONV_DIRECT_PEAK_FRACTION : GCONV_DEPTHWISE_PEAK_FRACTION);
         memory_efficiency = dmin(1.0, 0.25 + 0.75 * c->vector_width * bytes / a->max_vector_bytes);
     } else {
-        work = (wide)2 * grid[0] * grid[1] * c->block_m * c->block_n * reduction_length(c, p);
+        wide col_tiles = grid[0] / gconv_row_tiles(c, p);
+        work = (wide)2 * col_tiles * grid[1] * c->block_m * c->block_n * padded_reduction(c, p);
         double size_factor = pow(dmin(1.0, (double)(c->block_m * c->block_n) / GCONV_FULL_EFFICIENCY_TILE), 0.35);
         peak = a->peak_tflops[c->dtype] * 1e12 * GCONV_PEAK_FRACTION * size_factor;
         memory_efficiency = dmin(1.0, 0.4 + 0.6 * c->vector_width * bytes / a->max_vector_bytes);

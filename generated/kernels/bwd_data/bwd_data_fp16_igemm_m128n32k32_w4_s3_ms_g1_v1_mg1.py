@@ -7,7 +7,9 @@
 
 GEMM view per group: M = N*Hi*Wi input pixels, N = C input channels, K = Y*X*K, walked tap by tap with the
 output channels of the group innermost. An input pixel receives from output pixel
-ho = (hi + pad - fy*dil) / stride only when that division is exact; other taps read as zero.
+ho = (hi + pad - fy*dil) / stride only when that division is exact, so the rows are tiled by stride-residue class
+(hi % stride_h, wi % stride_w): every pixel of a class is reached by the same taps, and a tile walks only those
+(about 1 / (stride_h * stride_w) of them) instead of multiplying the zeros between strides.
 """
 import triton
 import triton.language as tl
@@ -39,6 +41,21 @@ def _tile_coordinates(tile, num_pid_m, num_pid_n):
 
 
 @triton.jit
+def _class_taps(offset, dil, stride, size):
+    """The taps f < size with (offset - f * dil) % stride == 0 (offset = residue + pad): (first, step, count). They
+    form an arithmetic sequence whose first two terms lie below 2 * stride."""
+    first = -1
+    second = -1
+    for f in range(0, 2 * stride):
+        hit = (offset - f * dil) % stride == 0
+        second = tl.where(hit & (first >= 0) & (second < 0), f, second)
+        first = tl.where(hit & (first < 0), f, first)
+    step = tl.maximum(second - first, 1)
+    count = tl.where((first >= 0) & (first < size), (size - first + step - 1) // step, 0)
+    return first, step, count
+
+
+@triton.jit
 def _conv_tile(
     pid_m, pid_n, group_block,
     dx_ptr, w_ptr, dy_ptr,
@@ -49,33 +66,40 @@ def _conv_tile(
     group_channels = C
     group_filters = K
 
-    # GEMM rows: input pixels (n, hi, wi).
-    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    mask_m = offs_m < N * Hi * Wi
-    wi = offs_m % Wi
-    hi = (offs_m // Wi) % Hi
-    n = offs_m // (Wi * Hi)
+    # GEMM rows: input pixels (n, hi, wi) of one stride-residue class, N * Hq * Wq rows per class (rows past the
+    # image in a short class are masked).
+    Hq = tl.cdiv(Hi, stride_h)
+    Wq = tl.cdiv(Wi, stride_w)
+    tiles_per_class = tl.cdiv(N * Hq * Wq, BLOCK_M)
+    residue = pid_m // tiles_per_class
+    offs_q = (pid_m % tiles_per_class) * BLOCK_M + tl.arange(0, BLOCK_M)
+    wi = residue % stride_w + (offs_q % Wq) * stride_w
+    hi = residue // stride_w + ((offs_q // Wq) % Hq) * stride_h
+    n = offs_q // (Wq * Hq)
+    mask_m = (offs_q < N * Hq * Wq) & (hi < Hi) & (wi < Wi)
     dy_pixel = n * syn
     # GEMM columns: input channels g0*C + j of the tile's group(s).
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     mask_n = (offs_n < group_channels) & (g0 * C + offs_n < G * C)
 
-    gemm_k = Y * X * group_filters
+    # The taps that reach the class: fy = fy0 + t * fy_step for t < fy_count, likewise fx.
+    fy0, fy_step, fy_count = _class_taps(residue // stride_w + pad_h, dil_h, stride_h, Y)
+    fx0, fx_step, fx_count = _class_taps(residue % stride_w + pad_w, dil_w, stride_w, X)
+    gemm_k = fy_count * fx_count * group_filters
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(0, gemm_k, BLOCK_K):
         offs_k = k0 + tl.arange(0, BLOCK_K)
         mask_k = offs_k < gemm_k
         filt = offs_k % group_filters
         tap = offs_k // group_filters
-        fy = tap // X
-        fx = tap % X
-        # A: dY at the output pixel each tap maps to; taps between strides contribute nothing.
+        fy = fy0 + (tap // fx_count) * fy_step
+        fx = fx0 + (tap % fx_count) * fx_step
+        # A: dY at the output pixel each tap maps to (the division is exact for the class's taps).
         th = hi[:, None] + pad_h - (fy * dil_h)[None, :]
         tw = wi[:, None] + pad_w - (fx * dil_w)[None, :]
         ho = th // stride_h
         wo = tw // stride_w
         a_mask = mask_m[:, None] & mask_k[None, :] & (th >= 0) & (tw >= 0) & (ho < Ho) & (wo < Wo)
-        a_mask = a_mask & (th % stride_h == 0) & (tw % stride_w == 0)
         a_offs = dy_pixel[:, None] + ho * syh + wo * syw + ((g0 * K + filt) * syk)[None, :]
         a = tl.load(dy_ptr + a_offs, mask=a_mask, other=0.0)
         # B: weights of group g0, w[g0*K + k, j, fy, fx].
@@ -97,7 +121,7 @@ def kernel(
     swk, swc, swy, swx,
     syn, syk, syh, syw,
 ):
-    num_pid_m = tl.cdiv(N * Hi * Wi, BLOCK_M)
+    num_pid_m = stride_h * stride_w * tl.cdiv(N * tl.cdiv(Hi, stride_h) * tl.cdiv(Wi, stride_w), BLOCK_M)
     num_pid_n = tl.cdiv(C, BLOCK_N)
 
     pid_m, pid_n = _tile_coordinates(tl.program_id(0), num_pid_m, num_pid_n)

@@ -1,0 +1,26 @@
+# For the next device session (prepared 2026-11-23, fourth session; not yet run), with carry [".whl"]:
+#   bash bench/device_residue.sh
+# The igemm bwd_data kernels now tile stride-residue classes apart (templates/igemm_bwd_data.py.j2):
+# 1. every bwd_data igemm instance of full-tests (bf16, fp16) against float64 on the device shapes;
+# 2. their rows at stride > 1, dropped from the held-out and training files (bench/drop_rows.py), measured again by
+#    resuming the sweeps: held-out first (their speed-up over cuDNN is the result), then training, with what is left.
+# Copy the returned CSVs over the files of the same names under bench/results/ (depthwise-default-bf16.csv goes to
+# bench/results/depthwise-family/), then retrain: gconv train --measurements bench/results/train-default-bf16-gputime.csv.
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >/dev/null 2>&1
+export PYTHONPATH=/tmp/site
+python3 -m pip install -q --no-deps --no-build-isolation --no-index -e . >/dev/null 2>&1
+export TRITON_DEFAULT_FP_FUSION=1
+start=$(date +%s)
+left() { echo $(( 575 - ($(date +%s) - start) )); }
+timeout 200 python3 bench/verify_device.py --rule-set full-tests --dtypes bf16 fp16 \
+  --filter "direction == 'bwd_data' and algorithm == 'igemm'" --out /tmp/verify --deadline-s 170 > $OUT/verify.log 2>&1
+echo "verify rc=$?"; cp /tmp/verify/summary.md $OUT/verify-summary.md
+for name in baseline-default-bf16-gputime:baseline-synthetic-bf16 depthwise-family/depthwise-default-bf16:depthwise-synthetic-bf16 \
+            train-default-bf16-gputime:train-synthetic-bf16; do
+  out=${name%%:*}; problems=${name##*:}
+  timeout $(left) gconv bench sweep --rule-set default --problems bench/problems/$problems.csv \
+    --out bench/results/$out.csv --gpus auto > $OUT/$(basename $out).log 2>&1; echo "$out rc=$?"
+  cp bench/results/$out.csv $OUT/
+done
+tail -12 $OUT/verify-summary.md
+grep -v compiled $OUT/baseline-default-bf16-gputime.log | tail -14

@@ -1,0 +1,69 @@
+"""Drop measured rows whose kernels' code changed, so that a resumed sweep measures them again.
+
+    python bench/drop_rows.py --where "direction == 'bwd_data' and algorithm == 'igemm' and stride_h * stride_w > 1" \
+        FILE.csv [FILE.csv ...]
+
+--where is the safe expression grammar of `gconv rules list --filter`, over a row's problem columns (direction,
+dtype, N, G, C, K, Hi, Wi, Y, X, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, shape_class) and its kernel's axes
+(KernelConfig fields; the cuDNN rows have algorithm 'vendor'). Each file is rewritten in place through a temporary
+file (nothing half-written); the count dropped per file is printed. Resumed with the same --out, `gconv bench sweep`
+then measures exactly the dropped (problem, kernel) pairs again.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+from pathlib import Path
+
+from gconv.schemas import KernelConfig
+from gconv.schemas.expressions import parse
+
+PROBLEM_INTS = ("N", "G", "C", "K", "Hi", "Wi", "Y", "X", "stride_h", "stride_w", "pad_h", "pad_w", "dil_h", "dil_w")
+VENDOR_AXES = {name: 0 for name in KernelConfig.model_fields} | {"algorithm": "vendor"}
+
+
+def row_fields(row: dict[str, str]) -> dict[str, object]:
+    """What --where reads of a row: its problem columns and its kernel's axes."""
+    fields = {name: int(row[name]) for name in PROBLEM_INTS}
+    fields.update(direction=row["direction"], dtype=row["dtype"], shape_class=row["shape_class"])
+    kernel = row["kernel"]
+    axes = VENDOR_AXES if kernel.startswith("cudnn") else KernelConfig.from_name(kernel).axes()
+    return {**{k: v for k, v in axes.items() if k not in ("direction", "dtype")}, **fields}
+
+
+def drop_rows(path: Path, where: str) -> tuple[int, int]:
+    """Rewrite path without the rows where matches; (rows kept, rows dropped)."""
+    expression = parse(where)
+    with open(path, newline="") as handle:
+        reader = csv.DictReader(handle)
+        header, rows = reader.fieldnames, list(reader)
+    keep = []
+    for row in rows:
+        fields = row_fields(row)
+        expression.check_names(fields)
+        if not expression.matches(fields):
+            keep.append(row)
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=header)  # the sweep's own dialect (\r\n lines)
+        writer.writeheader()
+        writer.writerows(keep)
+    os.replace(temporary, path)
+    return len(keep), len(rows) - len(keep)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--where", required=True, help="the rows to drop (an expression)")
+    parser.add_argument("files", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    for path in args.files:
+        kept, dropped = drop_rows(path, args.where)
+        print(f"{path}: dropped {dropped} rows, kept {kept}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
