@@ -337,17 +337,18 @@ def _depthwise_programs(k: _KernelColumns, r: _RunColumns) -> np.ndarray:
 
 
 def _residue_steps(k: _KernelColumns, r: _RunColumns, original: Problem, steps: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray | bool]:
     """grid.row_tiles and analytic.padded_reduction of igemm bwd_data at stride > 1: set the igemm entries of
     steps[0] to the row tiles of every stride-residue class and of steps[2] to the block_k steps the classes walk
-    together; return the row tiles per class and those steps (the padded work is per class x steps)."""
+    together; return the row tiles per class, those steps (the padded work is per class x steps) and the igemm
+    mask."""
     p = original  # the stride geometry; runs differ from it only in C and K (channel padding)
     per_class = np.ceil(p.N * cdiv(p.Hi, p.stride_h) * cdiv(p.Wi, p.stride_w) / k.divisors[0])
     walked = sum(np.ceil(r.K * taps / k.divisors[2]) for taps in residue_taps(p))
     igemm = True if k.cuda_core is None else ~k.cuda_core
     np.copyto(steps[0], p.stride_h * p.stride_w * per_class, where=igemm)
     np.copyto(steps[2], walked, where=igemm)
-    return per_class, walked
+    return per_class, walked, igemm
 
 
 def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, original: Problem) -> None:
@@ -358,14 +359,13 @@ def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, origin
     steps = np.ceil(extents / k.divisors)  # tiles along M and N, block_k steps along K, group blocks
     residue = k.direction is Direction.bwd_data and original.stride_h * original.stride_w > 1
     if residue:  # igemm bwd_data tiles each stride-residue class apart and walks only the taps that reach it
-        per_class, walked = _residue_steps(k, r, original, steps)
+        per_class, walked, igemm = _residue_steps(k, r, original, steps)
     np.divide(steps[:3] * k.divisors[:3], extents[:3], out=derived[_WASTE])  # 1 for direct kernels (divisors 1)
     programs = steps[0] * steps[1] * steps[3]
     if k.split_k is not None:
         programs *= k.split_k
     work = programs * k.double_tile_volume * steps[2]  # the padded work, which analytic.estimate counts too
     if residue:
-        igemm = True if k.cuda_core is None else ~k.cuda_core
         np.copyto(work, per_class * steps[1] * steps[3] * k.double_tile_volume * walked, where=igemm)
     if k.cuda_core is not None:
         np.copyto(programs, _direct_programs(k, r), where=k.cuda_core)
