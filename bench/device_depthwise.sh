@@ -4,10 +4,7 @@
 # 2. the depthwise problems: `default`, now with the depthwise family, against cuDNN (same CSV format as before);
 # 3. the resumable GPU-time training sweep continues with what is left of the call (the CSV comes back in $OUT).
 set -x
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH=/tmp/site
-python3 -m pip install -q --no-deps --no-build-isolation --no-index -e . >/dev/null 2>&1
-export TRITON_DEFAULT_FP_FUSION=1
+. bench/device_setup.sh
 start=$(date +%s)
 left() { echo $(( 580 - ($(date +%s) - start) )); }
 timeout 200 python3 bench/verify_device.py --rule-set full-tests --dtypes bf16 --filter "algorithm == 'depthwise'" \

@@ -2,10 +2,7 @@
 # 1. `default` against cuDNN on the held-out synthetic problems in fp16 (baseline + depthwise shapes), resumable:
 #    the CSV is written under bench/results/fp16/ and comes back in $OUT; copy it there to resume in a later call;
 # 2. every fp16 depthwise instance of full-tests against float64 (runtime/verification.py), with what is left.
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH=/tmp/site
-python3 -m pip install -q --no-deps --no-build-isolation --no-index -e . >/dev/null 2>&1
-export TRITON_DEFAULT_FP_FUSION=1
+. bench/device_setup.sh
 start=$(date +%s)
 left() { echo $(( 575 - ($(date +%s) - start) )); }
 mkdir -p bench/results/fp16

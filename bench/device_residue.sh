@@ -6,10 +6,7 @@
 #    resuming the sweeps: held-out first (their speed-up over cuDNN is the result), then training, with what is left.
 # Copy the returned CSVs over the files of the same names under bench/results/ (depthwise-default-bf16.csv goes to
 # bench/results/depthwise-family/), then retrain: gconv train --measurements bench/results/train-default-bf16-gputime.csv.
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH=/tmp/site
-python3 -m pip install -q --no-deps --no-build-isolation --no-index -e . >/dev/null 2>&1
-export TRITON_DEFAULT_FP_FUSION=1
+. bench/device_setup.sh
 start=$(date +%s)
 left() { echo $(( 575 - ($(date +%s) - start) )); }
 timeout 200 python3 bench/verify_device.py --rule-set full-tests --dtypes bf16 fp16 \

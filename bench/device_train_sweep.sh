@@ -3,10 +3,7 @@
 # bench/results/train-default-<dtype>-gputime.csv and run it again until every problem is complete (bf16 took two
 # calls, ~9.5 and ~2.5 minutes, on 2026-11-23).
 dtype=${1:-bf16}
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >/dev/null 2>&1
-export PYTHONPATH=/tmp/site
-python3 -m pip install -q --no-deps --no-build-isolation --no-index -e . >/dev/null 2>&1
-export TRITON_DEFAULT_FP_FUSION=1
+. bench/device_setup.sh
 timeout 570 gconv bench sweep --rule-set default --problems bench/problems/train-synthetic-$dtype.csv \
   --out bench/results/train-default-$dtype-gputime.csv --gpus auto > $OUT/train.log 2>&1; echo "train rc=$?"
 cp bench/results/train-default-$dtype-gputime.csv $OUT/

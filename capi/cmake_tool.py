@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from gconv.c_source import (ENUMS, TARGETS, arch_data_lines, c_bytes, c_float, config_values, feature_version_check,
-                            forest_of, roofline_lines, rules_header)
+                            forest_of, pool_names, roofline_lines, rules_header)
 
 
 
@@ -140,7 +140,7 @@ def models_source(models: Path, arch: str) -> str:
             out += ["};", f"static const int32_t {name}_roots[{len(roots)}] = {{",
                     *[f"    {', '.join(str(r) for r in roots[i:i + 16])}," for i in range(0, len(roots), 16)],
                     "};", ""]
-            pool = sorted(model.metadata.kernel_pool, key=str.encode)  # strcmp's order
+            pool = pool_names(model)
             out += [f"static const char *const {name}_pool[{max(1, len(pool))}] = {{",
                     *([f'    "{kernel}",' for kernel in pool] or ["    0,"]), "};", ""]
             target = model.metadata.target

@@ -162,6 +162,11 @@ def forest_of(model: SelectionModel) -> Forest:
     return forest
 
 
+def pool_names(model: SelectionModel) -> list[str]:
+    """The kernels a model was trained on (metadata.kernel_pool) in strcmp's order, which the C evaluator bisects."""
+    return sorted(model.metadata.kernel_pool, key=str.encode)
+
+
 def feature_version_check() -> list[str]:
     """A preprocessor guard: compiling fails when capi/src/model.c computes another feature version than Python."""
     from gconv.heuristics.features import FEATURE_NAMES, FEATURE_VERSION

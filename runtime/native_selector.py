@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from gconv.c_source import TARGETS, config_values, forest_of, rules_header, selector_source
+from gconv.c_source import TARGETS, config_values, forest_of, pool_names, rules_header, selector_source
 from gconv.errors import GconvError
 from gconv.paths import REPO_ROOT
 from gconv.schemas import Direction, DType, Problem, RegistryEntry
@@ -197,7 +197,7 @@ class NativeSelector:
                 leaves = (ctypes.c_double * len(forest.leaves))(*forest.leaves)
                 roots = (ctypes.c_int32 * len(forest.roots))(*forest.roots)
                 meta = model.metadata
-                names = sorted(meta.kernel_pool, key=str.encode)  # strcmp's order, which knows() bisects
+                names = pool_names(model)
                 pool = (ctypes.c_char_p * max(1, len(names)))(*[name.encode() for name in names])
                 struct = CModel(DIRECTIONS.index(Direction(meta.direction)), DTYPES.index(DType(meta.dtype)),
                                 model.label.encode(), meta.feature_version, TARGETS.index(meta.target),
