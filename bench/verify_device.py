@@ -20,7 +20,8 @@ from collections import defaultdict
 from pathlib import Path
 
 
-def worker(index: int, names: list[str], rule_set: str, out_dir: str, deadline: float) -> None:
+def worker(index: int, names: list[str], rule_set: str, out_dir: str, deadline: float,
+           shape_names: list[str] | None = None) -> None:
     import torch
 
     from gconv.runtime.registry import entries_by_name
@@ -32,7 +33,8 @@ def worker(index: int, names: list[str], rule_set: str, out_dir: str, deadline: 
         for name in names:
             if time.time() > deadline:
                 return
-            for row in verify_instance(entries[name], DEVICE_SHAPES, operands):
+            shapes = {k: v for k, v in DEVICE_SHAPES.items() if shape_names is None or k in shape_names}
+            for row in verify_instance(entries[name], shapes, operands):
                 sink.write(row.model_dump_json() + "\n")
             sink.flush()
 
@@ -82,7 +84,13 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--deadline-s", type=float, default=None, help="stop starting instances after this long")
     parser.add_argument("--filter", help="only the instances this expression selects (as `gconv rules list --filter`)")
+    parser.add_argument("--shapes", nargs="+", help="only these problem shapes of runtime/verification.py DEVICE_SHAPES")
     args = parser.parse_args()
+    from gconv.runtime.verification import DEVICE_SHAPES
+
+    unknown = sorted(set(args.shapes or []) - set(DEVICE_SHAPES))
+    if unknown:
+        parser.error(f"unknown shapes {', '.join(unknown)}; known: {', '.join(DEVICE_SHAPES)}")
 
     import torch
 
@@ -105,7 +113,7 @@ def main() -> int:
     started = time.time()
     context = multiprocessing.get_context("spawn")
     processes = [context.Process(target=worker, args=(i, todo[i::args.workers], args.rule_set, str(out_dir),
-                                                      deadline)) for i in range(args.workers)]
+                                                      deadline, args.shapes)) for i in range(args.workers)]
     for process in processes:
         process.start()
     while any(p.is_alive() for p in processes):
@@ -131,7 +139,8 @@ def main() -> int:
     environment = (f"Device: {device}; torch {torch.__version__}; triton {triton.__version__}; "
                    f"date {datetime.date.today().isoformat()}; command: `python bench/verify_device.py "
                    f"--rule-set {args.rule_set} --dtypes {' '.join(args.dtypes)} --out <dir>"
-                   + (f" --filter \"{args.filter}\"" if args.filter else "") + "`")
+                   + (f" --filter \"{args.filter}\"" if args.filter else "")
+                   + (f" --shapes {' '.join(args.shapes)}" if args.shapes else "") + "`")
     summary = summarise(rows, args.rule_set, dict(expected), environment)
     (out_dir / "summary.md").write_text(summary)
     print(summary)

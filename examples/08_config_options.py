@@ -2,8 +2,8 @@
 
     python examples/08_config_options.py [--rule-set tiny] [--all] [--timeout S]
 
-For each option (merged groups, split-K, StreamK, two-stage, the direct algorithm) the harness finds a matching
-instance in the rule set's registry and runs it in a child process (this script with --run-one NAME), so a
+For each option (merged groups, split-K, StreamK, two-stage, the direct algorithm, the tap-major walk) the harness
+finds a matching instance in the rule set's registry and runs it in a child process (this script with --run-one NAME), so a
 crash or hang of one kernel is reported (CRASH / TIMEOUT) and the sweep goes on. The child launches the instance
 itself on shapes it supports, into a NaN-poisoned output, and compares with a float64 PyTorch reference.
 Options whose axis KernelConfig does not have yet are SKIP. --all checks every matching instance, not one.
@@ -74,6 +74,7 @@ OPTIONS = [
            pipeline_token="stream"),
     Option("two-stage", TWO_STAGE_FIELDS, lambda c: _field(c, TWO_STAGE_FIELDS, "two")),
     Option("direct", ("algorithm",), lambda c: c.algorithm is Algorithm.direct),
+    Option("tap-major", ("tap_major",), lambda c: c.tap_major),
 ]
 
 # Shapes for the child's check (C, K per group); it uses the first two the instance supports.

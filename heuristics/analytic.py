@@ -95,6 +95,12 @@ def padded_reduction(config: KernelConfig, problem: Problem) -> int:
     """Multiply-adds along GEMM-K that one output element of every row tile performs, summed over the row tiles
     (each padded to block_k): bwd_data walks, per stride-residue class, only the taps that reach it."""
     bk = config.block_k
+    if config.tap_major:  # every tap's channels (fwd) or filters (bwd_data) padded to block_k; the stride-residue
+        # classes of bwd_data walk all Y*X taps between them, so the sum over classes is the same
+        per_tap = problem.C if config.direction is Direction.fwd else problem.K
+        per_class = row_tiles(config, problem) // (problem.stride_h * problem.stride_w) \
+            if config.direction is Direction.bwd_data else row_tiles(config, problem)
+        return per_class * problem.Y * problem.X * cdiv(per_tap, bk) * bk
     if config.direction is Direction.bwd_data:
         per_class = row_tiles(config, problem) // (problem.stride_h * problem.stride_w)
         return per_class * sum(cdiv(problem.K * taps, bk) * bk for taps in residue_taps(problem))

@@ -20,14 +20,14 @@ from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig, Pipeline
 from .analytic import (LAUNCH_LATENCY_S, PERSISTENT_GAIN, estimate, memory_efficiency, padded_reduction, peak_flops,
                        problem_bytes, resident_blocks_per_sm)
 
-FEATURE_VERSION = 2  # 2: the depthwise algorithm (algorithm_depthwise, tile_w, filter_size, multiplier)
+FEATURE_VERSION = 3  # 2: the depthwise algorithm (algorithm_depthwise, tile_w, filter_size, multiplier); 3: tap_major
 
 PROBLEM_FEATURES = ["N", "G", "C", "K", "Hi", "Wi", "Ho", "Wo", "Y", "X", "stride_h", "stride_w", "pad_h", "pad_w",
                     "dil_h", "dil_w", "log2_gemm_m", "log2_gemm_n", "log2_gemm_k", "log2_flops", "log2_bytes",
                     "arithmetic_intensity", "depthwise"]
 KERNEL_FEATURES = ["direct", "block_m", "block_n", "block_k", "num_warps", "num_stages", "pipeline_tma",
                    "pipeline_persistent", "raster_group", "vector_width", "groups_to_merge", "split_k", "algorithm_depthwise",
-                   "tile_w", "filter_size", "multiplier"]
+                   "tile_w", "filter_size", "multiplier", "tap_major"]
 DERIVED_FEATURES = ["log2_programs", "waves", "tail_utilisation", "waste_m", "waste_n", "waste_k", "log2_padded_work",
                     "work_per_program", "channel_padding_growth", "log2_analytic_seconds",
                     "log2_analytic_compute_s", "log2_analytic_memory_s"]
@@ -47,7 +47,7 @@ def kernel_features(config: KernelConfig) -> list[float]:
     return [float(c.algorithm is Algorithm.direct), c.block_m, c.block_n, c.block_k, c.num_warps, c.num_stages,
             float(c.pipeline is Pipeline.tma), float(c.pipeline is Pipeline.persistent), c.raster_group,
             c.vector_width, c.groups_to_merge, c.split_k, float(c.algorithm is Algorithm.depthwise), c.tile_w,
-            c.filter_size, c.multiplier]
+            c.filter_size, c.multiplier, float(c.tap_major)]
 
 
 def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,
@@ -65,7 +65,10 @@ def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,
         rows, cols = tile_rows_cols(config, problem)
         waste_m = row_tiles(config, problem) * config.block_m / rows
         waste_n = cdiv(cols, config.block_n) * config.block_n / cols
-        if config.direction is Direction.bwd_data:  # the taps each stride-residue class walks
+        if config.tap_major:  # each tap's channels (fwd) or filters (bwd_data) padded to block_k
+            per_tap = problem.C if config.direction is Direction.fwd else problem.K
+            waste_k = cdiv(per_tap, config.block_k) * config.block_k / per_tap
+        elif config.direction is Direction.bwd_data:  # the taps each stride-residue class walks
             walked = [problem.K * taps for taps in residue_taps(problem)]
             waste_k = sum(cdiv(k, config.block_k) * config.block_k for k in walked) / sum(walked)
         else:
@@ -137,6 +140,7 @@ class _KernelColumns(NamedTuple):
     multipliers: np.ndarray  # (4, n): what scales the problem sizes of _extents to tile_rows_cols (merged groups)
     cuda_core: np.ndarray | None  # bool mask of the direct and depthwise kernels (None when there are none)
     depthwise: np.ndarray | None  # bool mask of the depthwise kernels (None when there are none)
+    tap_major: np.ndarray | None  # bool mask of the tap-major igemm kernels (None when there are none)
     block_m: np.ndarray
     block_n: np.ndarray
     tile_h: np.ndarray  # depthwise pixel tile rows and columns (1 for the other algorithms)
@@ -198,6 +202,7 @@ class _ConfigNumbers(NamedTuple):
     multipliers: tuple[int, int, int, int]
     cuda_core: bool
     depthwise: bool
+    tap_major: bool
     block_m: int
     block_n: int
     tile_h: int
@@ -237,7 +242,7 @@ def _config_numbers(c: KernelConfig, arch: ArchSpec) -> _ConfigNumbers:
         features=tuple(kernel_features(c)),
         divisors=(1, 1, 1, 1) if cuda_core else (c.block_m, c.block_n, c.block_k, merge),
         multipliers=(merge if c.direction is Direction.bwd_weight else 1, merge, 1, 1), cuda_core=cuda_core,
-        depthwise=depthwise, block_m=c.block_m, block_n=c.block_n, tile_h=c.tile_h if depthwise else 1,
+        depthwise=depthwise, tap_major=c.tap_major, block_m=c.block_m, block_n=c.block_n, tile_h=c.tile_h if depthwise else 1,
         tile_w=c.tile_w if depthwise else 1, filter_size=c.filter_size if depthwise else 1, split_k=c.split_k,
         slots=arch.sm_count * resident_blocks_per_sm(c, arch),
         double_tile_volume=2 * c.block_m * c.block_n * c.block_k, peak_flops=peak_flops(c, arch),
@@ -255,7 +260,8 @@ def _build_kernel_columns(configs: tuple[KernelConfig, ...], arch: ArchSpec) -> 
         configs=configs, arch=arch, direction=directions.pop() if len(directions) == 1 else None,
         features=n.features.T.copy(), divisors=n.divisors, multipliers=n.multipliers,
         cuda_core=n.cuda_core.astype(bool) if n.cuda_core.any() else None,
-        depthwise=n.depthwise.astype(bool) if n.depthwise.any() else None, block_m=n.block_m, block_n=n.block_n,
+        depthwise=n.depthwise.astype(bool) if n.depthwise.any() else None,
+        tap_major=n.tap_major.astype(bool) if n.tap_major.any() else None, block_m=n.block_m, block_n=n.block_n,
         tile_h=n.tile_h, tile_w=n.tile_w, filter_size=n.filter_size, splits=n.split_k,
         split_k=n.split_k if (n.split_k > 1).any() else None,
         split_k_bytes=np.where(n.split_k > 1, 2 * n.split_k * 4, 0.0),
@@ -360,6 +366,12 @@ def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, origin
     residue = k.direction is Direction.bwd_data and original.stride_h * original.stride_w > 1
     if residue:  # igemm bwd_data tiles each stride-residue class apart and walks only the taps that reach it
         per_class, walked, igemm = _residue_steps(k, r, original, steps)
+    if k.tap_major is not None:  # every tap's channels (fwd) or filters (bwd_data) padded to block_k
+        per_tap = r.C if k.direction is Direction.fwd else r.K
+        tap_steps = r.Y * r.X * np.ceil(per_tap / k.divisors[2])
+        np.copyto(steps[2], tap_steps, where=k.tap_major)
+        if residue:  # the classes' taps together are all Y*X of them
+            walked = np.where(k.tap_major, tap_steps, walked)
     np.divide(steps[:3] * k.divisors[:3], extents[:3], out=derived[_WASTE])  # 1 for direct kernels (divisors 1)
     programs = steps[0] * steps[1] * steps[3]
     if k.split_k is not None:

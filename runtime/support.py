@@ -67,7 +67,7 @@ def _tma_reason(config: KernelConfig, problem: Problem) -> str | None:
         if row % TMA_ALIGN_BYTES:
             return f"TMA needs Y*X*C*{elt} bytes % {TMA_ALIGN_BYTES} == 0 (weight rows), got {row}"
     elif problem.direction is Direction.bwd_data:
-        if problem.K % config.block_k:
+        if not config.tap_major and problem.K % config.block_k:
             return f"TMA bwd_data needs K % block_k == 0 (K={problem.K}, block_k={config.block_k})"
         if problem.C * elt % TMA_ALIGN_BYTES:
             return f"TMA needs C*{elt} bytes % {TMA_ALIGN_BYTES} == 0, got {problem.C * elt}"

@@ -18,6 +18,8 @@ CONFIG_FIELDS: dict[str, str] = {
     "tile_w": "depthwise: pixels per row of the 2-D pixel tile (block_m / tile_w rows); 0 otherwise",
     "filter_size": "depthwise: the square filter's side, fixed at compile time; 0 otherwise",
     "multiplier": "depthwise: output channels per input channel (K), fixed at compile time; 0 otherwise",
+    "tap_major": "igemm fwd/bwd_data: the reduction walks one filter tap per step, channels innermost, padding "
+                 "each tap to block_k (else one flat walk over taps x channels)",
 }
 
 TILE_ALIASES: dict[str, str] = {"tile_m": "block_m", "tile_n": "block_n", "tile_k": "block_k"}

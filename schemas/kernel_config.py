@@ -10,14 +10,15 @@ from .enums import PIPELINE_TOKENS, Algorithm, Direction, DType, Pipeline
 _TOKEN_PIPELINES = {token: pipeline for pipeline, token in PIPELINE_TOKENS.items()}
 
 # Canonical names: fixed axis order, short tokens.
-#   igemm:  {dir}_{dtype}_igemm_m{BM}n{BN}k{BK}_w{warps}_s{stages}_{ms|tma|pers}_g{raster}_v{vec}_mg{merge}[_sk{split}]
+#   igemm:  {dir}_{dtype}_igemm_m{BM}n{BN}k{BK}_w{warps}_s{stages}_{ms|tma|pers}_g{raster}_v{vec}_mg{merge}[_tm][_sk{split}]
 #   direct: {dir}_{dtype}_direct_p{pixels}c{channels}_w{warps}_v{vec}[_sk{split}]
 #   depthwise: {dir}_{dtype}_depthwise_t{tile_h}x{tile_w}c{channels}_f{filter}_m{multiplier}_w{warps}_v{vec}[_sk{split}]
-# The split-K token is present exactly for bwd_weight, the only direction with a split reduction.
+# The split-K token is present exactly for bwd_weight, the only direction with a split reduction; _tm marks a
+# tap-major reduction (absent for the flat one, so that names measured before the axis existed still parse).
 _NAME_RE = re.compile(
     r"^(?P<direction>fwd|bwd_data|bwd_weight)_(?P<dtype>fp16|bf16|fp32)_(?:"
     r"igemm_m(?P<bm>\d+)n(?P<bn>\d+)k(?P<bk>\d+)_w(?P<iw>\d+)_s(?P<stages>\d+)_(?P<pipe>ms|tma|pers)"
-    r"_g(?P<raster>\d+)_v(?P<iv>\d+)_mg(?P<merge>\d+)"
+    r"_g(?P<raster>\d+)_v(?P<iv>\d+)_mg(?P<merge>\d+)(?P<tm>_tm)?"
     r"|direct_p(?P<bp>\d+)c(?P<bc>\d+)_w(?P<dw>\d+)_v(?P<dv>\d+)"
     r"|depthwise_t(?P<th>\d+)x(?P<tw>\d+)c(?P<gc>\d+)_f(?P<fs>\d+)_m(?P<mult>\d+)_w(?P<ww>\d+)_v(?P<wv>\d+))"
     r"(?:_sk(?P<split>\d+))?$"
@@ -54,6 +55,7 @@ class KernelConfig(BaseModel):
     tile_w: int = Field(0, ge=0, le=1024)
     filter_size: int = Field(0, ge=0, le=15)
     multiplier: int = Field(0, ge=0, le=64)
+    tap_major: bool = False
 
     @model_validator(mode="after")
     def _axes_are_consistent(self) -> "KernelConfig":
@@ -64,6 +66,9 @@ class KernelConfig(BaseModel):
             raise ValueError(f"split_k > 1 is a bwd_weight axis, got split_k={self.split_k} for {self.direction.value}")
         fixed = {} if self.algorithm is Algorithm.igemm else {
             "block_k": 1, "num_stages": 1, "pipeline": Pipeline.multistage, "raster_group": 1, "groups_to_merge": 1}
+        if self.tap_major and (self.algorithm is not Algorithm.igemm or self.direction is Direction.bwd_weight):
+            raise ValueError("tap_major is an axis of the igemm fwd and bwd_data kernels only (the reduction of "
+                             "bwd_weight runs over pixels, not taps)")
         if self.algorithm is not Algorithm.depthwise:
             fixed.update(tile_w=0, filter_size=0, multiplier=0)
         for field, value in fixed.items():
@@ -106,6 +111,7 @@ class KernelConfig(BaseModel):
             body = (
                 f"igemm_m{self.block_m}n{self.block_n}k{self.block_k}_w{self.num_warps}_s{self.num_stages}"
                 f"_{self.pipeline.token}_g{self.raster_group}_v{self.vector_width}_mg{self.groups_to_merge}"
+                f"{'_tm' if self.tap_major else ''}"
             )
         elif self.algorithm is Algorithm.direct:
             body = f"direct_p{self.block_m}c{self.block_n}_w{self.num_warps}_v{self.vector_width}"
@@ -136,7 +142,7 @@ class KernelConfig(BaseModel):
                 **common, algorithm=Algorithm.igemm, block_m=int(parts["bm"]), block_n=int(parts["bn"]),
                 block_k=int(parts["bk"]), num_warps=int(parts["iw"]), num_stages=int(parts["stages"]),
                 pipeline=_TOKEN_PIPELINES[parts["pipe"]], raster_group=int(parts["raster"]),
-                vector_width=int(parts["iv"]), groups_to_merge=int(parts["merge"]),
+                vector_width=int(parts["iv"]), groups_to_merge=int(parts["merge"]), tap_major=parts["tm"] is not None,
             )
         if parts["bp"] is not None:
             return cls(

@@ -98,10 +98,11 @@ class Rule(_Strict):
     split_k: list[PositiveInt] = Field(default=[1], min_length=1)
     filter_sizes: Optional[list[PositiveInt]] = Field(default=None, min_length=1)
     multipliers: Optional[list[PowerOfTwo]] = Field(default=None, min_length=1)
+    tap_major: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
     constraints: list[Constraint] = []
 
     @field_validator("directions", "dtypes", "num_stages", "pipelines", "raster_groups", "vectors", "split_k",
-                     "filter_sizes")
+                     "filter_sizes", "tap_major")
     @classmethod
     def _no_repeats(cls, values: list) -> list:
         return _unique(values, "the list")

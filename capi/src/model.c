@@ -95,11 +95,11 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
     /* kernel_features */
     int direct = c->algorithm == GCONV_ALGORITHM_DIRECT, depthwise = c->algorithm == GCONV_ALGORITHM_DEPTHWISE;
     int cuda_core = direct || depthwise;
-    const int kernel[16] = {direct, c->block_m, c->block_n, c->block_k, c->num_warps, c->num_stages,
+    const int kernel[17] = {direct, c->block_m, c->block_n, c->block_k, c->num_warps, c->num_stages,
                             c->pipeline == GCONV_PIPELINE_TMA, c->pipeline == GCONV_PIPELINE_PERSISTENT,
                             c->raster_group, c->vector_width, c->groups_to_merge, c->split_k, depthwise,
-                            c->tile_w, c->filter_size, c->multiplier};
-    for (int i = 0; i < 16; i++) f[n++] = (double)kernel[i];
+                            c->tile_w, c->filter_size, c->multiplier, c->tap_major};
+    for (int i = 0; i < 17; i++) f[n++] = (double)kernel[i];
 
     /* derived_features, as _extents / _direct_programs / _depthwise_programs / _fill_derived compute them in float64 */
     double merge = c->groups_to_merge;
@@ -137,6 +137,11 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
         walked = (double)gconv_residue_steps(p, r->K, c->block_k); /* the float ceils of integers below 2**53 */
         steps[0] = (double)(p->stride_h * p->stride_w) * per_class;
         steps[2] = walked;
+    }
+    if (c->tap_major) { /* every tap's channels (fwd) or filters (bwd_data) padded to block_k */
+        double per_tap = r->direction == GCONV_DIRECTION_FWD ? (double)r->C : (double)r->K;
+        steps[2] = (double)((wide)r->Y * r->X) * ceil(per_tap / divisors[2]);
+        if (residue) walked = steps[2]; /* the classes' taps together are all Y*X of them */
     }
     for (int i = 0; i < 3; i++) waste[i] = steps[i] * divisors[i] / extents[i];
     double programs = steps[0] * steps[1] * steps[3] * split_k;

@@ -159,7 +159,7 @@ const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p,
                    GCONV_TMA_ALIGN_BYTES, (double)row);
         }
     } else if (p->direction == GCONV_DIRECTION_BWD_DATA) {
-        if (p->K % c->block_k) {
+        if (!c->tap_major && p->K % c->block_k) {
             REJECT("TMA bwd_data needs K %% block_k == 0 (K=%lld, block_k=%d)", (long long)p->K,
                    c->block_k);
         }
@@ -360,6 +360,12 @@ static wide gemm_k(const gconv_prob *p) {
 /* heuristics/analytic.py padded_reduction: GEMM-K multiply-adds of one output element, summed over the row tiles. */
 static wide padded_reduction(const gconv_config *c, const gconv_prob *p) {
     wide bk = c->block_k;
+    if (c->tap_major) { /* every tap's channels (fwd) or filters (bwd_data) padded to block_k */
+        wide per_tap = c->direction == GCONV_DIRECTION_FWD ? p->C : p->K;
+        wide tiles = gconv_row_tiles(c, p);
+        if (c->direction == GCONV_DIRECTION_BWD_DATA) tiles /= (wide)p->stride_h * p->stride_w;
+        return tiles * p->Y * p->X * cdiv(per_tap, bk) * bk;
+    }
     if (c->direction == GCONV_DIRECTION_BWD_DATA) {
         wide per_class = gconv_row_tiles(c, p) / ((wide)p->stride_h * p->stride_w);
         return per_class * gconv_residue_steps(p, p->K, bk) * bk;

@@ -86,6 +86,11 @@ def _conv_tile(
     # The taps that reach the class: fy = fy0 + t * fy_step for t < fy_count, likewise fx.
     fy0, fy_step, fy_count = _class_taps(residue // stride_w + pad_h, dil_h, stride_h, Y)
     fx0, fx_step, fx_count = _class_taps(residue % stride_w + pad_w, dil_w, stride_w, X)
+    # A class no tap reaches has no reduction steps, but never divide by its zero count: the pipelined loop computes
+    # its first step's addresses unconditionally, and the compiler, free to assume the divisor is not zero, folded
+    # fx_count to its nonzero branch on the H100 (classes reached in h only were then summed over taps that do not
+    # exist, reading out of bounds).
+    fx_divisor = tl.maximum(fx_count, 1)
     gemm_k = fy_count * fx_count * group_filters
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(0, gemm_k, BLOCK_K):
@@ -93,8 +98,8 @@ def _conv_tile(
         mask_k = offs_k < gemm_k
         filt = offs_k % group_filters
         tap = offs_k // group_filters
-        fy = fy0 + (tap // fx_count) * fy_step
-        fx = fx0 + (tap % fx_count) * fx_step
+        fy = fy0 + (tap // fx_divisor) * fy_step
+        fx = fx0 + (tap % fx_divisor) * fx_step
         # A: dY at the output pixel each tap maps to (the division is exact for the class's taps).
         th = hi[:, None] + pad_h - (fy * dil_h)[None, :]
         tw = wi[:, None] + pad_w - (fx * dil_w)[None, :]

@@ -94,6 +94,11 @@ def _conv_tile(
     # The taps that reach the class: fy = fy0 + t * fy_step for t < fy_count, likewise fx.
     fy0, fy_step, fy_count = _class_taps(residue // stride_w + pad_h, dil_h, stride_h, Y)
     fx0, fx_step, fx_count = _class_taps(residue % stride_w + pad_w, dil_w, stride_w, X)
+    # A class no tap reaches has no reduction steps, but never divide by its zero count: the pipelined loop computes
+    # its first step's addresses unconditionally, and the compiler, free to assume the divisor is not zero, folded
+    # fx_count to its nonzero branch on the H100 (classes reached in h only were then summed over taps that do not
+    # exist, reading out of bounds).
+    fx_divisor = tl.maximum(fx_count, 1)
     gemm_k = fy_count * fx_count * group_filters
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(0, gemm_k, BLOCK_K):
@@ -101,8 +106,8 @@ def _conv_tile(
         mask_k = offs_k < gemm_k
         filt = offs_k % group_filters
         tap = offs_k // group_filters
-        fy = fy0 + (tap // fx_count) * fy_step
-        fx = fx0 + (tap % fx_count) * fx_step
+        fy = fy0 + (tap // fx_divisor) * fy_step
+        fx = fx0 + (tap % fx_divisor) * fx_step
         # A: dY at the output pixel each tap maps to (the division is exact for the class's taps).
         th = hi[:, None] + pad_h - (fy * dil_h)[None, :]
         tw = wi[:, None] + pad_w - (fx * dil_w)[None, :]
@@ -115,7 +120,7 @@ def _conv_tile(
         # B: w[g0, k0 % K .. + BLOCK_K, tap, c] through the descriptor (one tap per step: K % BLOCK_K == 0);
         # out-of-range reads as zero.
         step_tap = k0 // K
-        tap_yx = (fy0 + (step_tap // fx_count) * fy_step) * X + fx0 + (step_tap % fx_count) * fx_step
+        tap_yx = (fy0 + (step_tap // fx_divisor) * fy_step) * X + fx0 + (step_tap % fx_divisor) * fx_step
         b = w_desc.load([g0, k0 % K, tap_yx, pid_n * BLOCK_N])
         b = tl.reshape(b, (BLOCK_K, BLOCK_N))
         acc = tl.dot(a, b, acc, input_precision="tf32")
