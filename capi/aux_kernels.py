@@ -1,4 +1,5 @@
-"""Helper kernels of the C library's gconv_run: channel padding copies and the split-K fp32 -> dtype cast.
+"""Helper kernels of the C library's gconv_run: channel padding copies, the split-K fp32 -> dtype cast, and the sum of
+a two-stage split-K workspace's slices.
 
 The Python runtime does these with torch (pad_operands, Tensor.copy_); the C library has no torch, so it runs these
 instead. They are compiled ahead of time like the generated instances (capi/aot.py --aux NAME).
@@ -17,6 +18,9 @@ VARIANTS = {
     "copy32": ("copy_rows", {"src": "*i32", "dst": "*i32", **_COPY_INTS}),
     "cast_fp16": ("cast_f32", {"src": "*fp32", "dst": "*fp16", "n": "i32"}),
     "cast_bf16": ("cast_f32", {"src": "*fp32", "dst": "*bf16", "n": "i32"}),
+    "sum_fp16": ("sum_slices_f32", {"src": "*fp32", "dst": "*fp16", "n": "i32", "slices": "i32"}),
+    "sum_bf16": ("sum_slices_f32", {"src": "*fp32", "dst": "*bf16", "n": "i32", "slices": "i32"}),
+    "sum_fp32": ("sum_slices_f32", {"src": "*fp32", "dst": "*fp32", "n": "i32", "slices": "i32"}),
 }
 
 
@@ -39,3 +43,14 @@ def cast_f32(src, dst, n):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     tl.store(dst + offs, tl.load(src + offs, mask=mask).to(dst.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def sum_slices_f32(src, dst, n, slices):
+    # dst[i] = sum over s < slices of src[s * n + i], in fp32, cast to dst's type (slice offsets in 64 bits).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    total = tl.zeros([BLOCK], dtype=tl.float32)
+    for s in range(0, slices):
+        total += tl.load(src + s.to(tl.int64) * n + offs, mask=mask, other=0.0)
+    tl.store(dst + offs, total.to(dst.dtype.element_ty), mask=mask)

@@ -34,6 +34,7 @@ def axis_mismatch(rule: Rule, config: KernelConfig, arch: ArchSpec) -> str | Non
         ("groups_to_merge", config.groups_to_merge, rule.groups_to_merge),
         ("split_k", config.split_k, rule.split_k),
         ("tap_major", config.tap_major, rule.tap_major),
+        ("two_stage", config.two_stage, rule.two_stage),
     ]
     for axis, value, allowed in more:
         if value not in allowed:

@@ -99,6 +99,7 @@ def render_context(config: KernelConfig, provenance: Provenance) -> dict:
         "tma": config.pipeline is Pipeline.tma,
         "persistent": config.pipeline is Pipeline.persistent,
         "tap_major": config.tap_major,
+        "two_stage": config.two_stage,
         # fp32 operands go through tensor cores as TF32, as cuDNN does by default for convolutions.
         "dot_precision": ', input_precision="tf32"' if config.dtype is DType.fp32 else "",
         "direct": config.algorithm is Algorithm.direct,

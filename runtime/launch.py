@@ -57,12 +57,17 @@ def run(module: ModuleType, config: KernelConfig, problem: Problem, a: torch.Ten
     """Compute problem into out with (a, b) in the CK runner order: fwd (x, w), bwd_data (dy, w), bwd_weight (x, dy).
 
     out must be torch-shaped with channel stride 1. bwd_weight with split_k > 1 accumulates into a zeroed fp32
-    workspace with fp32 atomics and then casts into out.
+    workspace with fp32 atomics and then casts into out; a two-stage kernel stores each split's partial sums in its own
+    fp32 slice of a [split_k, K, Y, X, C] workspace (no zeroing, no atomics), and the slices' sum is cast into out.
     """
     if problem.direction is Direction.fwd:
         launch(module, config, problem, a, b, out, num_programs=num_programs)
     elif problem.direction is Direction.bwd_data:
         launch(module, config, problem, out, b, a, num_programs=num_programs)
+    elif config.two_stage:
+        slices = two_stage_workspace(config.split_k, out)
+        launch(module, config, problem, a, slices[0], b, num_programs=num_programs)
+        out.copy_(slices.sum(0))
     elif config.split_k > 1:
         workspace = torch.zeros_like(out, dtype=torch.float32)
         launch(module, config, problem, a, workspace, b, num_programs=num_programs)
@@ -70,3 +75,11 @@ def run(module: ModuleType, config: KernelConfig, problem: Problem, a: torch.Ten
     else:
         launch(module, config, problem, a, out, b, num_programs=num_programs)
     return out
+
+
+def two_stage_workspace(split_k: int, out: torch.Tensor) -> torch.Tensor:
+    """split_k fp32 slices shaped like out (K, C, Y, X), each dense in channels_last order and split_k * numel apart:
+    the layout the two-stage kernels index (slice s at s * numel elements, out's channels_last strides within)."""
+    K, C, Y, X = out.shape
+    return torch.empty((split_k, K, Y, X, C), dtype=torch.float32, device=out.device).permute(0, 1, 4, 2, 3)
+

@@ -20,6 +20,8 @@ CONFIG_FIELDS: dict[str, str] = {
     "multiplier": "depthwise: output channels per input channel (K), fixed at compile time; 0 otherwise",
     "tap_major": "igemm fwd/bwd_data: the reduction walks one filter tap per step, channels innermost, padding "
                  "each tap to block_k (else one flat walk over taps x channels)",
+    "two_stage": "igemm bwd_weight with split_k > 1: splits store partial tiles in fp32 workspace slices that one "
+                 "pass sums (else fp32 atomics into one zeroed workspace)",
 }
 
 TILE_ALIASES: dict[str, str] = {"tile_m": "block_m", "tile_n": "block_n", "tile_k": "block_k"}

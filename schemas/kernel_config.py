@@ -10,18 +10,19 @@ from .enums import PIPELINE_TOKENS, Algorithm, Direction, DType, Pipeline
 _TOKEN_PIPELINES = {token: pipeline for pipeline, token in PIPELINE_TOKENS.items()}
 
 # Canonical names: fixed axis order, short tokens.
-#   igemm:  {dir}_{dtype}_igemm_m{BM}n{BN}k{BK}_w{warps}_s{stages}_{ms|tma|pers}_g{raster}_v{vec}_mg{merge}[_tm][_sk{split}]
+#   igemm:  {dir}_{dtype}_igemm_m{BM}n{BN}k{BK}_w{warps}_s{stages}_{ms|tma|pers}_g{raster}_v{vec}_mg{merge}[_tm][_sk{split}[ts]]
 #   direct: {dir}_{dtype}_direct_p{pixels}c{channels}_w{warps}_v{vec}[_sk{split}]
 #   depthwise: {dir}_{dtype}_depthwise_t{tile_h}x{tile_w}c{channels}_f{filter}_m{multiplier}_w{warps}_v{vec}[_sk{split}]
 # The split-K token is present exactly for bwd_weight, the only direction with a split reduction; _tm marks a
-# tap-major reduction (absent for the flat one, so that names measured before the axis existed still parse).
+# tap-major reduction (absent for the flat one, so that names measured before the axis existed still parse); a `ts`
+# after the split count marks a two-stage split reduction (fp32 workspace slices, then one summing pass).
 _NAME_RE = re.compile(
     r"^(?P<direction>fwd|bwd_data|bwd_weight)_(?P<dtype>fp16|bf16|fp32)_(?:"
     r"igemm_m(?P<bm>\d+)n(?P<bn>\d+)k(?P<bk>\d+)_w(?P<iw>\d+)_s(?P<stages>\d+)_(?P<pipe>ms|tma|pers)"
     r"_g(?P<raster>\d+)_v(?P<iv>\d+)_mg(?P<merge>\d+)(?P<tm>_tm)?"
     r"|direct_p(?P<bp>\d+)c(?P<bc>\d+)_w(?P<dw>\d+)_v(?P<dv>\d+)"
     r"|depthwise_t(?P<th>\d+)x(?P<tw>\d+)c(?P<gc>\d+)_f(?P<fs>\d+)_m(?P<mult>\d+)_w(?P<ww>\d+)_v(?P<wv>\d+))"
-    r"(?:_sk(?P<split>\d+))?$"
+    r"(?:_sk(?P<split>\d+)(?P<ts>ts)?)?$"
 )
 
 
@@ -56,6 +57,7 @@ class KernelConfig(BaseModel):
     filter_size: int = Field(0, ge=0, le=15)
     multiplier: int = Field(0, ge=0, le=64)
     tap_major: bool = False
+    two_stage: bool = False
 
     @model_validator(mode="after")
     def _axes_are_consistent(self) -> "KernelConfig":
@@ -69,6 +71,9 @@ class KernelConfig(BaseModel):
         if self.tap_major and (self.algorithm is not Algorithm.igemm or self.direction is Direction.bwd_weight):
             raise ValueError("tap_major is an axis of the igemm fwd and bwd_data kernels only (the reduction of "
                              "bwd_weight runs over pixels, not taps)")
+        if self.two_stage and (self.algorithm is not Algorithm.igemm or self.split_k == 1):
+            raise ValueError("two_stage is an axis of the igemm bwd_weight kernels with split_k > 1 (each split "
+                             "stores its partial tile in an fp32 workspace slice, one pass sums the slices)")
         if self.algorithm is not Algorithm.depthwise:
             fixed.update(tile_w=0, filter_size=0, multiplier=0)
         for field, value in fixed.items():
@@ -118,7 +123,7 @@ class KernelConfig(BaseModel):
         else:
             body = (f"depthwise_t{self.tile_h}x{self.tile_w}c{self.block_n}_f{self.filter_size}_m{self.multiplier}"
                     f"_w{self.num_warps}_v{self.vector_width}")
-        tail = f"_sk{self.split_k}" if self.direction is Direction.bwd_weight else ""
+        tail = f"_sk{self.split_k}{'ts' if self.two_stage else ''}" if self.direction is Direction.bwd_weight else ""
         return f"{head}_{body}{tail}"
 
     @classmethod
@@ -136,7 +141,7 @@ class KernelConfig(BaseModel):
         if has_split != (direction is Direction.bwd_weight):
             raise ValueError(f"{name!r}: the _sk<split> token is present exactly for bwd_weight kernels")
         common = {"direction": direction, "dtype": DType(parts["dtype"]),
-                  "split_k": int(parts["split"] or 1)}
+                  "split_k": int(parts["split"] or 1), "two_stage": parts["ts"] is not None}
         if parts["bm"] is not None:
             return cls(
                 **common, algorithm=Algorithm.igemm, block_m=int(parts["bm"]), block_n=int(parts["bn"]),

@@ -41,7 +41,8 @@ def test_feature_values_are_stable(data_regression):
                "fwd_bf16_direct_p64c32_w4_v1", "bwd_weight_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_sk4",
                # tap-major: each tap's 24 channels (fwd) and 48 filters (bwd_data, by stride-residue class) padded to 32
                "fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1_tm", "bwd_data_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1_tm",
-               "bwd_data_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1"]
+               "bwd_data_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1",
+               "bwd_weight_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_sk4ts"]  # two-stage: the estimate counts as atomics
     values = {}
     for name in configs:
         config = KernelConfig.from_name(name)
@@ -103,7 +104,7 @@ def test_model_round_trips_and_refuses_what_it_cannot_trust(trained, tmp_path):
     shutil.copytree(out, copy)
     metadata = json.loads((copy / "metadata.json").read_text())
     (copy / "metadata.json").write_text(json.dumps({**metadata, "feature_version": 0}))
-    with pytest.raises(ModelError, match=r"uses feature version 0; this gconv computes version 3: retrain it with "
+    with pytest.raises(ModelError, match=r"uses feature version 0; this gconv computes version 4: retrain it with "
                                          r"'gconv train'$"):
         SelectionModel.load(copy, direction="fwd", dtype="bf16", arch="sm_90")
     (copy / "metadata.json").write_text(json.dumps(metadata))
@@ -130,7 +131,7 @@ def test_selection_uses_the_model_deterministically_and_fast(models_root):
                 for n, g, c in [(1, 2, 64), (8, 32, 4), (32, 64, 1), (8, 4, 48)]]
     first = [gconv.select(p) for p in problems]
     assert all(c.source == "model" for c in first)
-    assert first[0].reason.startswith("model sm_90/fwd_bf16 (LightGBM, feature version 3): least predicted time of ")
+    assert first[0].reason.startswith("model sm_90/fwd_bf16 (LightGBM, feature version 4): least predicted time of ")
     assert first[0].predicted_tflops > 0
     gconv.clear_cache()
     assert [gconv.select(p).name for p in problems] == [c.name for c in first]

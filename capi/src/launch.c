@@ -8,7 +8,8 @@
 #include "cuda_driver.h"
 #include "gconv_internal.h"
 
-extern const gconv_binary gconv_aux_copy16, gconv_aux_copy32, gconv_aux_cast_fp16, gconv_aux_cast_bf16;
+extern const gconv_binary gconv_aux_copy16, gconv_aux_copy32, gconv_aux_cast_fp16, gconv_aux_cast_bf16, gconv_aux_sum_fp16,
+    gconv_aux_sum_bf16, gconv_aux_sum_fp32;
 
 #define AUX_BLOCK 1024 /* capi/aux_kernels.py BLOCK */
 #define MAX_GRID_YZ 65535
@@ -237,7 +238,9 @@ size_t gconv_temporary_bytes(const gconv_prob *p, const gconv_choice *choice) {
     t.K = choice->padded_K;
     int64_t x = activation_elements(&t, 1, t.C), y = activation_elements(&t, 0, t.K), w = t.G * t.K * t.C * t.Y * t.X;
     size_t total = padded ? (size_t)(x + y + w) * bytes : 0;
-    if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && choice->entry->config.split_k > 1 && p->dtype != GCONV_DTYPE_FP32)
+    if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && choice->entry->config.two_stage)
+        total += (size_t)w * 4 * (size_t)choice->entry->config.split_k;
+    else if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && choice->entry->config.split_k > 1 && p->dtype != GCONV_DTYPE_FP32)
         total += (size_t)w * 4;
     if (choice->entry->binary->scratch_size) {
         int64_t grid[3];
@@ -283,6 +286,19 @@ static gconv_status run(const gconv_cuda *cuda, const gconv_prob *p, const gconv
         status = launch_instance(cuda, entry, &t, ta, tb, tout, sm_count, stream);
     } else if (p->direction == GCONV_DIRECTION_BWD_DATA) {
         status = launch_instance(cuda, entry, &t, tout, tb, ta, sm_count, stream);
+    } else if (entry->config.two_stage) {  /* fp32 slices, one per split (runtime/launch.py), then their sum */
+        CUdeviceptr slices;
+        int32_t n = (int32_t)weight, count = entry->config.split_k;
+        if ((status = allocate(cuda, owned, (size_t)weight * 4 * (size_t)count, 0, &slices, stream))) return status;
+        status = launch_instance(cuda, entry, &t, ta, slices, tb, sm_count, stream);
+        if (status == GCONV_STATUS_SUCCESS) {
+            void *params[4 + 2] = {&slices, &tout, &n, &count};
+            int64_t grid[3] = {(weight + AUX_BLOCK - 1) / AUX_BLOCK, 1, 1};
+            const gconv_binary *sum = p->dtype == GCONV_DTYPE_FP16   ? &gconv_aux_sum_fp16
+                                      : p->dtype == GCONV_DTYPE_BF16 ? &gconv_aux_sum_bf16
+                                                                     : &gconv_aux_sum_fp32;
+            status = launch(cuda, sum, grid, params, 4, stream);
+        }
     } else if (entry->config.split_k > 1) {  /* fp32 atomics into a zeroed workspace, then the cast */
         CUdeviceptr workspace = tout;
         if (p->dtype == GCONV_DTYPE_FP32) {

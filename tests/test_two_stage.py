@@ -1,0 +1,61 @@
+"""Two-stage split-K for igemm bwd_weight (`_sk<S>ts`): each split stores its partial tile in its own fp32 workspace
+slice, then the slices are summed and cast. Interpreter numerics against float64 into NaN-poisoned outputs (splits
+past the end of the reduction, a channel count no tile divides, TMA), the workspace layout, and the axis rules."""
+import re
+
+import pytest
+import torch
+
+from gconv.paths import REPO_ROOT
+from gconv.runtime.kernels import load_kernel_module
+from gconv.runtime.launch import run, two_stage_workspace
+from gconv.runtime.reference import (INTERPRETER_ERROR_BOUND, poisoned_output, random_operands, reference,
+                                     relative_error)
+from gconv.runtime.registry import entries_by_name
+from gconv.runtime.support import unsupported_reason
+from gconv.schemas import DType, KernelConfig, Problem
+
+SHAPES = {
+    # N*Ho*Wo = 2*5*4 = 40 pixels: with 16 splits of whole 32-pixel steps, splits 2..15 have nothing to add.
+    "s2-d2-empty-splits": dict(N=2, G=3, C=16, K=24, Hi=11, Wi=9, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1,
+                               pad_w=1, dil_h=2, dil_w=2),
+    # C*Y*X = 40*9 = 360 columns (not a multiple of 64), 2*12*10 = 240 pixels.
+    "c40": dict(N=2, G=2, C=40, K=16, Hi=12, Wi=10, Y=3, X=3, pad_h=1, pad_w=1),
+}
+KERNELS = ["bwd_weight_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_sk16ts",
+           "bwd_weight_fp16_igemm_m64n64k32_w4_s3_tma_g8_v8_mg1_sk4ts"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_two_stage_kernels_equal_the_reference(kernel, shape):
+    entry = entries_by_name("tests")[kernel]
+    problem = Problem(direction="bwd_weight", dtype="fp16", **SHAPES[shape])
+    assert unsupported_reason(entry.config, problem) is None
+    a, b = random_operands(problem, seed=7)
+    out = poisoned_output(problem)
+    run(load_kernel_module(REPO_ROOT / entry.source), entry.config, problem, a, b, out)
+    assert relative_error(out, reference(problem, a, b)) < INTERPRETER_ERROR_BOUND[DType.fp16]
+
+
+def test_workspace_slices_have_the_output_layout_one_weight_apart():
+    out = torch.empty(6, 4, 3, 2).contiguous(memory_format=torch.channels_last)  # K, C, Y, X
+    slices = two_stage_workspace(3, out)
+    assert slices.shape == (3, 6, 4, 3, 2) and slices.dtype == torch.float32
+    assert slices[0].stride() == out.stride()
+    assert slices.stride(0) == out.numel()  # the kernels add split_id * G*K*C*Y*X to the slice-0 offsets
+
+
+def test_two_stage_is_an_axis_of_split_igemm_bwd_weight_only():
+    name = "bwd_weight_bf16_igemm_m128n64k32_w4_s4_tma_g8_v8_mg1_sk16ts"
+    config = KernelConfig.from_name(name)
+    assert config.two_stage and config.split_k == 16 and config.name == name
+    assert not KernelConfig.from_name(name.removesuffix("ts")).two_stage
+    message = ("two_stage is an axis of the igemm bwd_weight kernels with split_k > 1 (each split stores its partial "
+               "tile in an fp32 workspace slice, one pass sums the slices)")
+    for other in ("bwd_weight_bf16_igemm_m128n64k32_w4_s4_tma_g8_v8_mg1_sk1ts",
+                  "bwd_weight_bf16_direct_p64c32_w4_v8_sk8ts"):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            KernelConfig.from_name(other)
+    with pytest.raises(ValueError, match="is not a kernel name"):
+        KernelConfig.from_name("fwd_bf16_igemm_m128n64k32_w4_s4_tma_g8_v8_mg1ts")
