@@ -46,7 +46,7 @@ def parse_update(text: str) -> dict[str, object]:
     axis, _, value = text.partition("=")
     if axis not in KernelConfig.model_fields or not value:
         raise SystemExit(f"--set wants axis=value with a KernelConfig axis, got {text!r}")
-    parsed = {"true": True, "false": False}.get(value.lower(), value)
+    parsed = {"true": True, "false": False}.get(value.lower(), value)  # enums (pipeline=streamk) stay strings
     if isinstance(parsed, str) and parsed.isdigit():
         parsed = int(parsed)
     return {axis: parsed}
@@ -152,7 +152,8 @@ def summarise(rows: list[dict]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problems", type=Path, nargs="+", required=True)
-    parser.add_argument("--set", dest="update", required=True, help="axis=value of the twin, e.g. tap_major=true")
+    parser.add_argument("--set", dest="update", required=True, action="append",
+                        help="axis=value of the twin, e.g. tap_major=true (repeat for several axes)")
     parser.add_argument("--rule-set", default="default")
     parser.add_argument("--directions", nargs="+", default=[d.value for d in Direction])
     parser.add_argument("--min-channels", type=int, default=1, help="only problems with C and K per group >= this")
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         raise SystemExit("bench/ab_variant.py times kernels on a GPU; none is visible")
-    update = parse_update(args.update)
+    update = {axis: value for text in args.update for axis, value in parse_update(text).items()}
     arch = arch_of(torch.device("cuda"))
     problems = [p for path in args.problems for p in read_problems(path) if p.direction.value in args.directions
                 and min(p.C, p.K) >= args.min_channels]

@@ -15,7 +15,7 @@ ENUMS = {
     "direction": ("fwd", "bwd_data", "bwd_weight"),
     "dtype": ("fp16", "bf16", "fp32"),
     "algorithm": ("igemm", "direct", "depthwise"),
-    "pipeline": ("multistage", "tma", "persistent"),
+    "pipeline": ("multistage", "tma", "persistent", "streamk"),
 }
 CONFIG_FIELDS = ("direction", "dtype", "algorithm", "block_m", "block_n", "block_k", "num_warps", "num_stages",
                  "pipeline", "raster_group", "vector_width", "groups_to_merge", "split_k", "tile_w", "filter_size",

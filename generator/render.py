@@ -39,10 +39,10 @@ def signature(config: KernelConfig) -> list[tuple[str, str]]:
     element = f"*{config.dtype.triton}"
     args = []
     for pointer in _POINTERS[config.direction]:
-        accumulates = pointer == _OUTPUT_POINTER[config.direction] and config.split_k > 1
+        accumulates = pointer == _OUTPUT_POINTER[config.direction] and (config.split_k > 1 or config.accumulates_fp32)
         args.append((pointer, "*fp32" if accumulates else element))
     args += [(name, "i32") for name in PROBLEM_ARGS + STRIDE_ARGS]
-    if config.pipeline is Pipeline.persistent:
+    if config.pipeline in (Pipeline.persistent, Pipeline.streamk):
         args.append(("num_programs", "i32"))
     return args
 
@@ -100,6 +100,7 @@ def render_context(config: KernelConfig, provenance: Provenance) -> dict:
         "persistent": config.pipeline is Pipeline.persistent,
         "tap_major": config.tap_major,
         "two_stage": config.two_stage,
+        "streamk": config.pipeline is Pipeline.streamk,
         # fp32 operands go through tensor cores as TF32, as cuDNN does by default for convolutions.
         "dot_precision": ', input_precision="tf32"' if config.dtype is DType.fp32 else "",
         "direct": config.algorithm is Algorithm.direct,

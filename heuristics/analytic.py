@@ -129,6 +129,6 @@ def estimate(config: KernelConfig, problem: Problem, arch: ArchSpec) -> Estimate
         traffic += 2 * config.split_k * problem.G * problem.K * problem.C * problem.Y * problem.X * 4
     memory_s = traffic / (arch.dram_bandwidth_gbs * 1e9 * memory_efficiency(config, arch))
     seconds = max(compute_s, memory_s)
-    if config.pipeline is Pipeline.persistent:
+    if config.pipeline in (Pipeline.persistent, Pipeline.streamk):  # StreamK: a prior, like persistent (not a fit)
         seconds *= PERSISTENT_GAIN  # prologues of the next tile overlap the epilogue of the last
     return Estimate(seconds + LAUNCH_LATENCY_S, compute_s, memory_s, utilisation)

@@ -75,3 +75,9 @@ def depthwise_grid(config: KernelConfig, problem: Problem) -> tuple[int, int, in
         classes = p.stride_h * p.stride_w
         return p.N * classes * cdiv(cdiv(p.Hi, p.stride_h), th) * cdiv(cdiv(p.Wi, p.stride_w), tw), groups, 1
     return config.split_k, groups, config.filter_size
+
+
+def streamk_steps(config: KernelConfig, problem: Problem) -> int:
+    """StreamK: BLOCK_K reduction steps per tile (N*Ho*Wo pixels); the work units are tiles x steps."""
+    return cdiv(problem.N * problem.Ho * problem.Wo, config.block_k)
+

@@ -8,7 +8,7 @@ import triton
 
 from gconv.schemas import Direction, KernelConfig, Pipeline, Problem
 
-from .grid import tile_grid
+from .grid import streamk_steps, tile_grid
 
 
 def launch(module: ModuleType, config: KernelConfig, problem: Problem, x_like: torch.Tensor,
@@ -19,8 +19,9 @@ def launch(module: ModuleType, config: KernelConfig, problem: Problem, x_like: t
             p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dil_h, p.dil_w,
             *x_like.stride(), *w_like.stride(), *y_like.stride()]
     grid = tile_grid(config, problem)
-    if config.pipeline is Pipeline.persistent:
-        total = grid[0] * grid[1] * grid[2]
+    if config.pipeline in (Pipeline.persistent, Pipeline.streamk):
+        units = streamk_steps(config, problem) if config.pipeline is Pipeline.streamk else 1  # per tile
+        total = grid[0] * grid[1] * grid[2] * units
         programs = max(1, min(total, num_programs or _sm_count(x_like.device)))
         args.append(programs)
         grid = (programs, 1, 1)
@@ -56,9 +57,10 @@ def run(module: ModuleType, config: KernelConfig, problem: Problem, a: torch.Ten
         out: torch.Tensor, *, num_programs: int | None = None) -> torch.Tensor:
     """Compute problem into out with (a, b) in the CK runner order: fwd (x, w), bwd_data (dy, w), bwd_weight (x, dy).
 
-    out must be torch-shaped with channel stride 1. bwd_weight with split_k > 1 accumulates into a zeroed fp32
-    workspace with fp32 atomics and then casts into out; a two-stage kernel stores each split's partial sums in its own
-    fp32 slice of a [split_k, K, Y, X, C] workspace (no zeroing, no atomics), and the slices' sum is cast into out.
+    out must be torch-shaped with channel stride 1. bwd_weight with split_k > 1 (and StreamK) accumulates into a
+    zeroed fp32 workspace with fp32 atomics and then casts into out; a two-stage kernel stores each split's partial
+    sums in its own fp32 slice of a [split_k, K, Y, X, C] workspace (no zeroing, no atomics), and the slices' sum is
+    cast into out.
     """
     if problem.direction is Direction.fwd:
         launch(module, config, problem, a, b, out, num_programs=num_programs)
@@ -68,7 +70,7 @@ def run(module: ModuleType, config: KernelConfig, problem: Problem, a: torch.Ten
         slices = two_stage_workspace(config.split_k, out)
         launch(module, config, problem, a, slices[0], b, num_programs=num_programs)
         out.copy_(slices.sum(0))
-    elif config.split_k > 1:
+    elif config.accumulates_fp32:
         workspace = torch.zeros_like(out, dtype=torch.float32)
         launch(module, config, problem, a, workspace, b, num_programs=num_programs)
         out.copy_(workspace)

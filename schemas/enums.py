@@ -44,13 +44,14 @@ class Pipeline(str, Enum):
     multistage = "multistage"  # software-pipelined loads (num_stages deep), one tile per program
     tma = "tma"  # as multistage, plain-matrix operand through tensor descriptors (sm_90 TMA)
     persistent = "persistent"  # one program per SM looping over tiles
+    streamk = "streamk"  # bwd_weight: one program per SM, each an equal share of all (tile, reduction step) work
 
     @property
     def token(self) -> str:
         return PIPELINE_TOKENS[self]
 
 
-PIPELINE_TOKENS = {Pipeline.multistage: "ms", Pipeline.tma: "tma", Pipeline.persistent: "pers"}
+PIPELINE_TOKENS = {Pipeline.multistage: "ms", Pipeline.tma: "tma", Pipeline.persistent: "pers", Pipeline.streamk: "strk"}
 
 
 class VectorStrategy(str, Enum):

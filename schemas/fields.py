@@ -10,7 +10,7 @@ CONFIG_FIELDS: dict[str, str] = {
     "block_k": "reduction step of the main loop (igemm only; 1 otherwise)",
     "num_warps": "warps per program",
     "num_stages": "software-pipelining depth",
-    "pipeline": "multistage | tma | persistent",
+    "pipeline": "multistage | tma | persistent | streamk",
     "raster_group": "L2 rasterisation group (tile rows walked together)",
     "vector_width": "elements per contiguous vector load along the channel dimension",
     "groups_to_merge": "groups sharing one tile (block-diagonal)",

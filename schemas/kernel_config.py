@@ -10,7 +10,8 @@ from .enums import PIPELINE_TOKENS, Algorithm, Direction, DType, Pipeline
 _TOKEN_PIPELINES = {token: pipeline for pipeline, token in PIPELINE_TOKENS.items()}
 
 # Canonical names: fixed axis order, short tokens.
-#   igemm:  {dir}_{dtype}_igemm_m{BM}n{BN}k{BK}_w{warps}_s{stages}_{ms|tma|pers}_g{raster}_v{vec}_mg{merge}[_tm][_sk{split}[ts]]
+#   igemm:  {dir}_{dtype}_igemm_m{BM}n{BN}k{BK}_w{warps}_s{stages}_{ms|tma|pers|strk}_g{raster}_v{vec}_mg{merge}[_tm]
+#           [_sk{split}[ts]]
 #   direct: {dir}_{dtype}_direct_p{pixels}c{channels}_w{warps}_v{vec}[_sk{split}]
 #   depthwise: {dir}_{dtype}_depthwise_t{tile_h}x{tile_w}c{channels}_f{filter}_m{multiplier}_w{warps}_v{vec}[_sk{split}]
 # The split-K token is present exactly for bwd_weight, the only direction with a split reduction; _tm marks a
@@ -18,7 +19,7 @@ _TOKEN_PIPELINES = {token: pipeline for pipeline, token in PIPELINE_TOKENS.items
 # after the split count marks a two-stage split reduction (fp32 workspace slices, then one summing pass).
 _NAME_RE = re.compile(
     r"^(?P<direction>fwd|bwd_data|bwd_weight)_(?P<dtype>fp16|bf16|fp32)_(?:"
-    r"igemm_m(?P<bm>\d+)n(?P<bn>\d+)k(?P<bk>\d+)_w(?P<iw>\d+)_s(?P<stages>\d+)_(?P<pipe>ms|tma|pers)"
+    r"igemm_m(?P<bm>\d+)n(?P<bn>\d+)k(?P<bk>\d+)_w(?P<iw>\d+)_s(?P<stages>\d+)_(?P<pipe>ms|tma|pers|strk)"
     r"_g(?P<raster>\d+)_v(?P<iv>\d+)_mg(?P<merge>\d+)(?P<tm>_tm)?"
     r"|direct_p(?P<bp>\d+)c(?P<bc>\d+)_w(?P<dw>\d+)_v(?P<dv>\d+)"
     r"|depthwise_t(?P<th>\d+)x(?P<tw>\d+)c(?P<gc>\d+)_f(?P<fs>\d+)_m(?P<mult>\d+)_w(?P<ww>\d+)_v(?P<wv>\d+))"
@@ -71,6 +72,9 @@ class KernelConfig(BaseModel):
         if self.tap_major and (self.algorithm is not Algorithm.igemm or self.direction is Direction.bwd_weight):
             raise ValueError("tap_major is an axis of the igemm fwd and bwd_data kernels only (the reduction of "
                              "bwd_weight runs over pixels, not taps)")
+        if self.pipeline is Pipeline.streamk and (self.direction is not Direction.bwd_weight or self.split_k != 1):
+            raise ValueError("the streamk pipeline is a bwd_weight reduction strategy of its own: split_k must be 1 "
+                             f"and the direction bwd_weight, got split_k={self.split_k} for {self.direction.value}")
         if self.two_stage and (self.algorithm is not Algorithm.igemm or self.split_k == 1):
             raise ValueError("two_stage is an axis of the igemm bwd_weight kernels with split_k > 1 (each split "
                              "stores its partial tile in an fp32 workspace slice, one pass sums the slices)")
@@ -103,6 +107,12 @@ class KernelConfig(BaseModel):
         if self.algorithm is Algorithm.depthwise:
             tile *= self.multiplier * (self.filter_size if self.direction is Direction.bwd_weight else 1)
         return tile
+
+    @property
+    def accumulates_fp32(self) -> bool:
+        """bwd_weight kernels whose programs add partial sums into one zeroed fp32 workspace with atomics (split-K,
+        StreamK); the runtime casts the workspace into the result."""
+        return (self.split_k > 1 and not self.two_stage) or self.pipeline is Pipeline.streamk
 
     @property
     def tile_h(self) -> int:

@@ -104,7 +104,7 @@ def test_model_round_trips_and_refuses_what_it_cannot_trust(trained, tmp_path):
     shutil.copytree(out, copy)
     metadata = json.loads((copy / "metadata.json").read_text())
     (copy / "metadata.json").write_text(json.dumps({**metadata, "feature_version": 0}))
-    with pytest.raises(ModelError, match=r"uses feature version 0; this gconv computes version 4: retrain it with "
+    with pytest.raises(ModelError, match=r"uses feature version 0; this gconv computes version 5: retrain it with "
                                          r"'gconv train'$"):
         SelectionModel.load(copy, direction="fwd", dtype="bf16", arch="sm_90")
     (copy / "metadata.json").write_text(json.dumps(metadata))
@@ -131,7 +131,7 @@ def test_selection_uses_the_model_deterministically_and_fast(models_root):
                 for n, g, c in [(1, 2, 64), (8, 32, 4), (32, 64, 1), (8, 4, 48)]]
     first = [gconv.select(p) for p in problems]
     assert all(c.source == "model" for c in first)
-    assert first[0].reason.startswith("model sm_90/fwd_bf16 (LightGBM, feature version 4): least predicted time of ")
+    assert first[0].reason.startswith("model sm_90/fwd_bf16 (LightGBM, feature version 5): least predicted time of ")
     assert first[0].predicted_tflops > 0
     gconv.clear_cache()
     assert [gconv.select(p).name for p in problems] == [c.name for c in first]

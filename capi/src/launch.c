@@ -174,8 +174,10 @@ static gconv_status launch_instance(const gconv_cuda *cuda, const gconv_entry *e
     params[count++] = &y_like;
     for (int i = 0; i < 16; i++) params[count++] = &sizes[i];
     for (int i = 0; i < 12; i++) params[count++] = &strides[i];
-    if (entry->config.pipeline == GCONV_PIPELINE_PERSISTENT) {
+    if (entry->config.pipeline == GCONV_PIPELINE_PERSISTENT || entry->config.pipeline == GCONV_PIPELINE_STREAMK) {
         int64_t total = grid[0] * grid[1] * grid[2];
+        if (entry->config.pipeline == GCONV_PIPELINE_STREAMK) /* runtime/grid.py streamk_steps: units per tile */
+            total *= (t->N * t->Ho * t->Wo + entry->config.block_k - 1) / entry->config.block_k;
         programs = (int32_t)(total < sm_count ? total : sm_count);
         if (programs < 1) programs = 1;
         params[count++] = &programs;
@@ -225,6 +227,11 @@ static gconv_status allocate(const gconv_cuda *cuda, buffers *owned, size_t byte
     return GCONV_STATUS_SUCCESS;
 }
 
+/* schemas/kernel_config.py accumulates_fp32: split-K (one stage) and StreamK add partial sums with fp32 atomics. */
+static int accumulates_fp32(const gconv_config *c) {
+    return (c->split_k > 1 && !c->two_stage) || c->pipeline == GCONV_PIPELINE_STREAMK;
+}
+
 static int64_t activation_elements(const gconv_prob *p, int input, int64_t channels) {
     return p->N * (input ? p->Hi * p->Wi : p->Ho * p->Wo) * p->G * channels;
 }
@@ -240,7 +247,8 @@ size_t gconv_temporary_bytes(const gconv_prob *p, const gconv_choice *choice) {
     size_t total = padded ? (size_t)(x + y + w) * bytes : 0;
     if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && choice->entry->config.two_stage)
         total += (size_t)w * 4 * (size_t)choice->entry->config.split_k;
-    else if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && choice->entry->config.split_k > 1 && p->dtype != GCONV_DTYPE_FP32)
+    else if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && accumulates_fp32(&choice->entry->config) &&
+             p->dtype != GCONV_DTYPE_FP32)
         total += (size_t)w * 4;
     if (choice->entry->binary->scratch_size) {
         int64_t grid[3];
@@ -299,7 +307,7 @@ static gconv_status run(const gconv_cuda *cuda, const gconv_prob *p, const gconv
                                                                      : &gconv_aux_sum_fp32;
             status = launch(cuda, sum, grid, params, 4, stream);
         }
-    } else if (entry->config.split_k > 1) {  /* fp32 atomics into a zeroed workspace, then the cast */
+    } else if (accumulates_fp32(&entry->config)) {  /* fp32 atomics into a zeroed workspace, then the cast */
         CUdeviceptr workspace = tout;
         if (p->dtype == GCONV_DTYPE_FP32) {
             CHECK("cuMemsetD8Async", cuda->cuMemsetD8Async(tout, 0, (size_t)weight * 4, stream));

@@ -95,11 +95,12 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
     /* kernel_features */
     int direct = c->algorithm == GCONV_ALGORITHM_DIRECT, depthwise = c->algorithm == GCONV_ALGORITHM_DEPTHWISE;
     int cuda_core = direct || depthwise;
-    const int kernel[18] = {direct, c->block_m, c->block_n, c->block_k, c->num_warps, c->num_stages,
+    const int kernel[19] = {direct, c->block_m, c->block_n, c->block_k, c->num_warps, c->num_stages,
                             c->pipeline == GCONV_PIPELINE_TMA, c->pipeline == GCONV_PIPELINE_PERSISTENT,
                             c->raster_group, c->vector_width, c->groups_to_merge, c->split_k, depthwise,
-                            c->tile_w, c->filter_size, c->multiplier, c->tap_major, c->two_stage};
-    for (int i = 0; i < 18; i++) f[n++] = (double)kernel[i];
+                            c->tile_w, c->filter_size, c->multiplier, c->tap_major, c->two_stage,
+                            c->pipeline == GCONV_PIPELINE_STREAMK};
+    for (int i = 0; i < 19; i++) f[n++] = (double)kernel[i];
 
     /* derived_features, as _extents / _direct_programs / _depthwise_programs / _fill_derived compute them in float64 */
     double merge = c->groups_to_merge;
@@ -172,7 +173,8 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
     if (c->split_k > 1) traffic = traffic + (double)(2 * c->split_k * 4) * (double)((wide)r->G * r->K * r->C * r->Y * r->X);
     double memory_s = traffic / (gconv_arch_data.dram_bandwidth_gbs * 1e9 * memory_efficiency(c));
     double seconds = dmax(compute_s, memory_s);
-    if (c->pipeline == GCONV_PIPELINE_PERSISTENT) seconds *= GCONV_PERSISTENT_GAIN;
+    if (c->pipeline == GCONV_PIPELINE_PERSISTENT || c->pipeline == GCONV_PIPELINE_STREAMK)
+        seconds *= GCONV_PERSISTENT_GAIN;
     seconds += GCONV_LAUNCH_LATENCY_S;
     f[n++] = log2(programs);
     f[n++] = waves;

@@ -405,7 +405,8 @@ static double estimate_seconds(const gconv_config *c, const gconv_prob *p) {
         traffic += (wide)2 * c->split_k * p->G * p->K * p->C * p->Y * p->X * 4;
     double memory_s = (double)traffic / (a->dram_bandwidth_gbs * 1e9 * memory_efficiency);
     double seconds = dmax(compute_s, memory_s);
-    if (c->pipeline == GCONV_PIPELINE_PERSISTENT) seconds *= GCONV_PERSISTENT_GAIN;
+    if (c->pipeline == GCONV_PIPELINE_PERSISTENT || c->pipeline == GCONV_PIPELINE_STREAMK)
+        seconds *= GCONV_PERSISTENT_GAIN;
     return seconds + GCONV_LAUNCH_LATENCY_S;
 }
 

@@ -1,6 +1,8 @@
-"""Two-stage split-K for igemm bwd_weight (`_sk<S>ts`): each split stores its partial tile in its own fp32 workspace
-slice, then the slices are summed and cast. Interpreter numerics against float64 into NaN-poisoned outputs (splits
-past the end of the reduction, a channel count no tile divides, TMA), the workspace layout, and the axis rules."""
+"""Split reductions of igemm bwd_weight beyond one-stage split-K: two-stage (`_sk<S>ts`: each split stores its partial
+tile in its own fp32 workspace slice, then the slices are summed and cast) and StreamK (`_strk_`: a persistent grid,
+each program an equal run of all tile x reduction-step units, tile parts added with fp32 atomics). Interpreter
+numerics against float64 into NaN-poisoned outputs (splits past the end of the reduction, a channel count no tile
+divides, TMA, StreamK runs ending tiles part-way), the workspace layout, and the axis rules."""
 import re
 
 import pytest
@@ -59,3 +61,33 @@ def test_two_stage_is_an_axis_of_split_igemm_bwd_weight_only():
             KernelConfig.from_name(other)
     with pytest.raises(ValueError, match="is not a kernel name"):
         KernelConfig.from_name("fwd_bf16_igemm_m128n64k32_w4_s4_tma_g8_v8_mg1ts")
+
+
+STREAMK_KERNELS = ["bwd_weight_fp16_igemm_m64n64k32_w4_s3_strk_g8_v8_mg1_sk1",
+                   "bwd_weight_fp16_igemm_m128n64k32_w4_s3_strk_g8_v8_mg1_sk1"]
+
+
+@pytest.mark.parametrize("programs", [1, 3, 7, 1000])
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("kernel", STREAMK_KERNELS)
+def test_streamk_kernels_equal_the_reference(kernel, shape, programs):
+    """StreamK over 1 program (one walk over every unit), a few (runs that end tiles part-way), and more programs than
+    units (the launcher clamps to the unit count)."""
+    entry = entries_by_name("tests")[kernel]
+    problem = Problem(direction="bwd_weight", dtype="fp16", **SHAPES[shape])
+    assert unsupported_reason(entry.config, problem) is None
+    a, b = random_operands(problem, seed=8)
+    out = poisoned_output(problem)
+    run(load_kernel_module(REPO_ROOT / entry.source), entry.config, problem, a, b, out, num_programs=programs)
+    assert relative_error(out, reference(problem, a, b)) < INTERPRETER_ERROR_BOUND[DType.fp16]
+
+
+def test_streamk_is_a_bwd_weight_pipeline_without_split_k():
+    config = KernelConfig.from_name("bwd_weight_bf16_igemm_m128n64k32_w4_s3_strk_g8_v8_mg1_sk1")
+    assert config.pipeline.value == "streamk" and config.accumulates_fp32
+    message = ("the streamk pipeline is a bwd_weight reduction strategy of its own: split_k must be 1 and the "
+               "direction bwd_weight, got split_k=4 for bwd_weight")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        KernelConfig.from_name("bwd_weight_bf16_igemm_m128n64k32_w4_s3_strk_g8_v8_mg1_sk4")
+    with pytest.raises(ValueError, match=re.escape("got split_k=1 for fwd")):
+        KernelConfig.from_name("fwd_bf16_igemm_m128n64k32_w4_s3_strk_g8_v8_mg1")
