@@ -246,7 +246,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from gconv.bench.problems import read_problems
     from gconv.heuristics.dataset import group_by_target, read_measurements
-    from gconv.heuristics.model import ModelError, SelectionModel, model_dir
+    from gconv.heuristics.model import ModelError, load_model
     from gconv.heuristics.validation import evaluate, model_ranker, plot_cdf, report_table, rule_ranker
 
     measurements = read_measurements([Path(f) for f in args.measurements])
@@ -259,14 +259,16 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             if selector == "rule":
                 ranker = rule_ranker(args.arch)
             else:
-                path = model_dir(direction, dtype, args.arch, Path(args.models)) if args.models else \
-                    model_dir(direction, dtype, args.arch)
                 try:
-                    ranker = model_ranker(SelectionModel.load(path, direction=direction, dtype=dtype,
-                                                              arch=args.arch), args.arch)
+                    model = load_model(direction, dtype, args.arch, Path(args.models) if args.models else None)
                 except ModelError as error:
                     print(f"skipping model selection for {direction}/{dtype}: {error}")
                     continue
+                if model is None:
+                    print(f"skipping model selection for {direction}/{dtype}: no model for it (nor for a sibling "
+                          f"dtype) under {args.models or 'heuristics/models'}")
+                    continue
+                ranker = model_ranker(model, args.arch)
             reports.append(evaluate(group, ranker, direction=f"{direction}/{dtype}", selector=selector))
     if not reports:
         raise GconvError("nothing to validate: no measured problems (or no usable model)")

@@ -115,11 +115,11 @@ def test_support_depends_only_on_the_support_key():
 
 def test_selection_is_cached_per_problem():
     gconv.clear_cache()
-    problem = gconv.Problem(direction="bwd_weight", dtype="fp16", N=8, G=4, C=24, K=24, Hi=14, Wi=14, Y=3, X=3,
+    problem = gconv.Problem(direction="bwd_weight", dtype="fp32", N=8, G=4, C=24, K=24, Hi=14, Wi=14, Y=3, X=3,
                             pad_h=1, pad_w=1)
     first = gconv.select(problem)
     assert first.source == "rule"
-    assert first.reason.startswith("fallback rule (no trained model for bwd_weight/fp16/sm_90): least analytic "
+    assert first.reason.startswith("fallback rule (no trained model for bwd_weight/fp32/sm_90): least analytic "
                                    "time of ")
     second = gconv.select(problem)
     assert (second.source, second.name, second.reason) == ("cache", first.name, f"cache ({first.reason})")

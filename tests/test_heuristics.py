@@ -18,7 +18,7 @@ from gconv.heuristics.analytic import estimate, roofline_seconds
 from gconv.heuristics.features import (FEATURE_NAMES, derived_features, feature_matrix, kernel_features,
                                        problem_features)
 from gconv.heuristics.learning_curve import subset_sizes
-from gconv.heuristics.model import ModelError, SelectionModel, find_model, model_dir
+from gconv.heuristics.model import ModelError, SelectionModel, find_model, load_model, model_dir
 from gconv.heuristics.target import scale_ms
 from gconv.heuristics.train import TrainConfig, train
 from gconv.heuristics.validation import evaluate, model_ranker, report_table
@@ -143,6 +143,31 @@ def test_selection_uses_the_model_deterministically_and_fast(models_root):
     assert statistics.median(cached) < 50e-6  # generous on a shared CI core; the device measures the real figure
     other = Problem(direction="bwd_data", dtype="bf16", N=1, G=2, C=64, K=64, Hi=28, Wi=28, Y=3, X=3)
     assert gconv.select(other).reason.startswith("fallback rule (no trained model for bwd_data/bf16/sm_90)")
+
+
+def test_fp16_borrows_the_bf16_model_with_its_pool_renamed(models_root):
+    """No fp16 model: the bf16 one stands in (SIBLING_DTYPES), scoring the fp16 twins of the kernels it knows, and the
+    reason says so; fp32 has no sibling; an fp16 model of its own would take precedence."""
+    bf16 = find_model("fwd", "bf16", "sm_90")
+    fp16 = find_model("fwd", "fp16", "sm_90")
+    assert fp16.label == "sm_90/fwd_bf16 used for fp16" and fp16.path == bf16.path
+    assert fp16.metadata.dtype == "fp16" and len(fp16.metadata.kernel_pool) == len(bf16.metadata.kernel_pool)
+    assert all(k.startswith("fwd_fp16_") for k in fp16.metadata.kernel_pool)
+    assert {k.replace("_fp16_", "_bf16_", 1) for k in fp16.metadata.kernel_pool} == set(bf16.metadata.kernel_pool)
+    assert find_model("fwd", "fp32", "sm_90") is None
+    problem = Problem(direction="fwd", dtype="fp16", N=1, G=2, C=64, K=64, Hi=28, Wi=28, Y=3, X=3, pad_h=1, pad_w=1)
+    choice = gconv.select(problem)
+    assert choice.source == "model" and choice.name.startswith("fwd_fp16_")
+    assert choice.reason.startswith("model sm_90/fwd_bf16 used for fp16 (LightGBM, feature version 5): least "
+                                    "predicted time of ")
+    assert load_model("fwd", "fp16", "sm_90", models_root).label == fp16.label
+    own = model_dir("fwd", "fp16", "sm_90", models_root)
+    own.mkdir()
+    try:
+        with pytest.raises(ModelError, match="metadata.json is missing$"):  # its own directory, broken: no stand-in
+            load_model("fwd", "fp16", "sm_90", models_root)
+    finally:
+        own.rmdir()
 
 
 def test_an_unusable_model_falls_back_and_says_why(models_root):
