@@ -6,13 +6,7 @@
 . bench/device_setup.sh
 start=$(date +%s)
 left() { echo $(( 560 - ($(date +%s) - start) )); }
-for name in baseline-default-bf16-gputime:baseline-synthetic-bf16 depthwise-family/depthwise-default-bf16:depthwise-synthetic-bf16 \
-            train-default-bf16-gputime:train-synthetic-bf16; do
-  out=${name%%:*}; problems=${name##*:}
-  timeout $(left) gconv bench sweep --rule-set default --problems bench/problems/$problems.csv \
-    --out bench/results/$out.csv --gpus auto > $OUT/$(basename $out).log 2>&1; echo "$out rc=$?"
-  cp bench/results/$out.csv $OUT/
-done
+resume_bf16_sweeps
 mkdir -p bench/results/fp16
 { cat bench/problems/baseline-synthetic-fp16.csv; grep -v '^#\|^direction' bench/problems/depthwise-synthetic-fp16.csv; } \
   > /tmp/heldout-fp16.csv

@@ -10,12 +10,6 @@ left() { echo $(( 575 - ($(date +%s) - start) )); }
 timeout 230 python3 bench/verify_device.py --rule-set full-tests --dtypes bf16 fp16 --filter "tap_major" \
   --out /tmp/verify --deadline-s 200 > $OUT/verify.log 2>&1
 echo "verify rc=$?"; cp /tmp/verify/summary.md $OUT/verify-summary.md
-for name in baseline-default-bf16-gputime:baseline-synthetic-bf16 depthwise-family/depthwise-default-bf16:depthwise-synthetic-bf16 \
-            train-default-bf16-gputime:train-synthetic-bf16; do
-  out=${name%%:*}; problems=${name##*:}
-  timeout $(left) gconv bench sweep --rule-set default --problems bench/problems/$problems.csv \
-    --out bench/results/$out.csv --gpus auto > $OUT/$(basename $out).log 2>&1; echo "$out rc=$?"
-  cp bench/results/$out.csv $OUT/
-done
+resume_bf16_sweeps
 tail -12 $OUT/verify-summary.md
 grep -v compiled $OUT/train-default-bf16-gputime.log | tail -14

@@ -4,15 +4,10 @@ must still be written), the tap counts, and the grid and work the estimate and t
 import pytest
 
 from gconv.heuristics.analytic import padded_reduction
-from gconv.paths import REPO_ROOT
 from gconv.runtime.grid import reached_residues, residue_taps, row_tiles, tile_grid
-from gconv.runtime.kernels import load_kernel_module
-from gconv.runtime.launch import run
-from gconv.runtime.reference import (INTERPRETER_ERROR_BOUND, poisoned_output, random_operands, reference,
-                                     relative_error)
-from gconv.runtime.registry import entries_by_name
-from gconv.runtime.support import unsupported_reason
-from gconv.schemas import DType, KernelConfig, Problem
+from gconv.schemas import KernelConfig, Problem
+
+from interpreter_numerics import assert_matches_reference
 
 SHAPES = {
     # 4 classes, 3x3: 1, 2, 2 and 4 taps.
@@ -31,13 +26,8 @@ KERNELS = ["bwd_data_fp16_igemm_m64n32k32_w4_s3_ms_g1_v8_mg1", "bwd_data_fp16_ig
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("name", KERNELS)
 def test_residue_classes_equal_the_reference(shape, name):
-    entry = entries_by_name("tests")[name]
     problem = Problem(direction="bwd_data", dtype="fp16", **SHAPES[shape])
-    assert unsupported_reason(entry.config, problem) is None
-    a, b = random_operands(problem, seed=5)
-    out = poisoned_output(problem)
-    run(load_kernel_module(REPO_ROOT / entry.source), entry.config, problem, a, b, out, num_programs=3)
-    assert relative_error(out, reference(problem, a, b)) < INTERPRETER_ERROR_BOUND[DType.fp16]
+    assert_matches_reference(name, problem, seed=5, num_programs=3)
 
 
 def test_class_taps_count_the_taps_that_reach_each_class():

@@ -8,14 +8,10 @@ import re
 import pytest
 import torch
 
-from gconv.paths import REPO_ROOT
-from gconv.runtime.kernels import load_kernel_module
-from gconv.runtime.launch import run, two_stage_workspace
-from gconv.runtime.reference import (INTERPRETER_ERROR_BOUND, poisoned_output, random_operands, reference,
-                                     relative_error)
-from gconv.runtime.registry import entries_by_name
-from gconv.runtime.support import unsupported_reason
-from gconv.schemas import DType, KernelConfig, Problem
+from gconv.runtime.launch import two_stage_workspace
+from gconv.schemas import KernelConfig, Problem
+
+from interpreter_numerics import assert_matches_reference
 
 SHAPES = {
     # N*Ho*Wo = 2*5*4 = 40 pixels: with 16 splits of whole 32-pixel steps, splits 2..15 have nothing to add.
@@ -31,13 +27,7 @@ KERNELS = ["bwd_weight_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_sk16ts",
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_two_stage_kernels_equal_the_reference(kernel, shape):
-    entry = entries_by_name("tests")[kernel]
-    problem = Problem(direction="bwd_weight", dtype="fp16", **SHAPES[shape])
-    assert unsupported_reason(entry.config, problem) is None
-    a, b = random_operands(problem, seed=7)
-    out = poisoned_output(problem)
-    run(load_kernel_module(REPO_ROOT / entry.source), entry.config, problem, a, b, out)
-    assert relative_error(out, reference(problem, a, b)) < INTERPRETER_ERROR_BOUND[DType.fp16]
+    assert_matches_reference(kernel, Problem(direction="bwd_weight", dtype="fp16", **SHAPES[shape]), seed=7)
 
 
 def test_workspace_slices_have_the_output_layout_one_weight_apart():
@@ -73,13 +63,8 @@ STREAMK_KERNELS = ["bwd_weight_fp16_igemm_m64n64k32_w4_s3_strk_g8_v8_mg1_sk1",
 def test_streamk_kernels_equal_the_reference(kernel, shape, programs):
     """StreamK over 1 program (one walk over every unit), a few (runs that end tiles part-way), and more programs than
     units (the launcher clamps to the unit count)."""
-    entry = entries_by_name("tests")[kernel]
     problem = Problem(direction="bwd_weight", dtype="fp16", **SHAPES[shape])
-    assert unsupported_reason(entry.config, problem) is None
-    a, b = random_operands(problem, seed=8)
-    out = poisoned_output(problem)
-    run(load_kernel_module(REPO_ROOT / entry.source), entry.config, problem, a, b, out, num_programs=programs)
-    assert relative_error(out, reference(problem, a, b)) < INTERPRETER_ERROR_BOUND[DType.fp16]
+    assert_matches_reference(kernel, problem, seed=8, num_programs=programs)
 
 
 def test_streamk_is_a_bwd_weight_pipeline_without_split_k():

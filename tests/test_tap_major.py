@@ -7,14 +7,10 @@ import re
 import pytest
 
 from gconv.heuristics.analytic import padded_reduction
-from gconv.paths import REPO_ROOT
-from gconv.runtime.kernels import load_kernel_module
-from gconv.runtime.launch import run
-from gconv.runtime.reference import (INTERPRETER_ERROR_BOUND, poisoned_output, random_operands, reference,
-                                     relative_error)
-from gconv.runtime.registry import entries_by_name
 from gconv.runtime.support import unsupported_reason
-from gconv.schemas import DType, KernelConfig, Problem
+from gconv.schemas import KernelConfig, Problem
+
+from interpreter_numerics import assert_matches_reference
 
 SHAPES = {
     # 40 channels / filters per tap: two block_k steps per tap, the second mostly padding.
@@ -34,13 +30,8 @@ KERNELS = ["{d}_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm", "{d}_fp16_igemm_m64
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("direction", ["fwd", "bwd_data"])
 def test_tap_major_kernels_equal_the_reference(direction, kernel, shape):
-    entry = entries_by_name("tests")[kernel.format(d=direction)]
     problem = Problem(direction=direction, dtype="fp16", **SHAPES[shape])
-    assert unsupported_reason(entry.config, problem) is None
-    a, b = random_operands(problem, seed=11)
-    out = poisoned_output(problem)
-    run(load_kernel_module(REPO_ROOT / entry.source), entry.config, problem, a, b, out, num_programs=3)
-    assert relative_error(out, reference(problem, a, b)) < INTERPRETER_ERROR_BOUND[DType.fp16]
+    assert_matches_reference(kernel.format(d=direction), problem, seed=11, num_programs=3)
 
 
 def test_tap_major_is_an_axis_of_igemm_fwd_and_bwd_data_only():
