@@ -50,6 +50,23 @@ def synthetic_problems(count: int, seed: int, directions=tuple(Direction), dtype
     return [Problem(direction=d, dtype=t, **s) for s in shapes for d in directions for t in dtypes]
 
 
+def pointwise_problems(count: int, seed: int, dtype: DType = DType.bf16, batches=BATCHES) -> list[Problem]:
+    """count fwd problems of 1x1, stride-1, unpadded grouped convolutions (what explicit-GEMM kernels run): 8 to 640
+    channels per group, 1 to 32 groups."""
+    rng = random.Random(seed)
+    problems = []
+    while len(problems) < count:
+        C = rng.choice([c for c in CHANNELS if c >= 8])
+        K = rng.choice([C, C, 2 * C, max(8, C // 2)])
+        G = rng.choice([1, 2, 4, 8, 16, 32])
+        H = rng.choice([s for s in SPATIAL if s <= 112])
+        N = rng.choice(list(batches))
+        if N * G * max(C, K) * H * H > MAX_ACTIVATION_ELEMENTS:
+            continue
+        problems.append(Problem(direction=Direction.fwd, dtype=dtype, N=N, G=G, C=C, K=K, Hi=H, Wi=H, Y=1, X=1))
+    return problems
+
+
 def shape_class(problem: Problem) -> str:
     """The report's shape classes: depthwise (C = 1 per group), C/G <= 16, C/G > 16."""
     if problem.C == 1:

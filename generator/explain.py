@@ -35,6 +35,7 @@ def axis_mismatch(rule: Rule, config: KernelConfig, arch: ArchSpec) -> str | Non
         ("split_k", config.split_k, rule.split_k),
         ("tap_major", config.tap_major, rule.tap_major),
         ("two_stage", config.two_stage, rule.two_stage),
+        ("explicit_gemm", config.explicit_gemm, rule.explicit_gemm),
     ]
     for axis, value, allowed in more:
         if value not in allowed:

@@ -73,6 +73,8 @@ def render_context(config: KernelConfig, provenance: Provenance) -> dict:
     operands = list(pointers)
     if config.pipeline is Pipeline.tma:
         operands.append(tma_descriptor[config.direction])
+        if config.explicit_gemm:
+            operands.append("x_desc")
     return {
         "name": config.name,
         "generator_version": GENERATOR_VERSION,
@@ -100,6 +102,7 @@ def render_context(config: KernelConfig, provenance: Provenance) -> dict:
         "persistent": config.pipeline is Pipeline.persistent,
         "tap_major": config.tap_major,
         "two_stage": config.two_stage,
+        "explicit_gemm": config.explicit_gemm,
         "streamk": config.pipeline is Pipeline.streamk,
         # fp32 operands go through tensor cores as TF32, as cuDNN does by default for convolutions.
         "dot_precision": ', input_precision="tf32"' if config.dtype is DType.fp32 else "",

@@ -27,7 +27,17 @@ def launch(module: ModuleType, config: KernelConfig, problem: Problem, x_like: t
         grid = (programs, 1, 1)
     if config.pipeline is Pipeline.tma:
         _ensure_tma_allocator()
+        if config.explicit_gemm:
+            _check_dense_pixels(x_like, problem)
     module.kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
+
+
+def _check_dense_pixels(x: torch.Tensor, problem: Problem) -> None:
+    """The explicit-GEMM TMA kernels read the input as a [N*Hi*Wi, G*C] matrix of row stride sxw."""
+    sxn, _, sxh, sxw = x.stride()
+    if sxh != problem.Wi * sxw or (problem.N > 1 and sxn != problem.Hi * sxh):
+        raise ValueError(f"explicit-GEMM TMA kernels need the input's pixels dense (channels_last), got strides "
+                         f"{tuple(x.stride())} for shape {tuple(x.shape)}")
 
 
 def _sm_count(device: torch.device) -> int:

@@ -58,7 +58,7 @@ class CProb(ctypes.Structure):
 class CConfig(ctypes.Structure):
     """gconv_config (gconv.c_source.CONFIG_FIELDS)."""
 
-    _fields_ = [(f"field{i}", ctypes.c_int) for i in range(18)]
+    _fields_ = [(f"field{i}", ctypes.c_int) for i in range(19)]
 
 
 class CTreeNode(ctypes.Structure):

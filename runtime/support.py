@@ -12,10 +12,11 @@ MAX_GRID_Y = 65535
 def support_key(problem: Problem) -> tuple:
     """Every problem field unsupported_reason (and channel padding) reads: equal keys -> equal answers.
 
-    Keep in step with unsupported_reason; tests/test_api.py checks the invariance on random problems.
+    Keep in step with unsupported_reason (stride and padding: the explicit GEMM kernels); tests/test_api.py checks the
+    invariance on random problems.
     """
     p = problem
-    return p.direction, p.dtype, p.G, p.C, p.K, p.Y, p.X
+    return p.direction, p.dtype, p.G, p.C, p.K, p.Y, p.X, p.stride_h, p.stride_w, p.pad_h, p.pad_w
 
 
 def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
@@ -39,6 +40,10 @@ def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
             return f"vector width {v} needs {field} % {v} == 0 ({field}={getattr(problem, field)})"
     if config.groups_to_merge > problem.G:
         return f"merges {config.groups_to_merge} groups but the problem has G={problem.G}"
+    if config.explicit_gemm:
+        reason = _explicit_gemm_reason(config, problem)
+        if reason is not None:
+            return reason
     if config.pipeline is Pipeline.tma:
         return _tma_reason(config, problem)
     return None
@@ -57,6 +62,17 @@ def _depthwise_reason(config: KernelConfig, problem: Problem) -> str | None:
     blocks = cdiv(p.G, config.block_n)
     if blocks > MAX_GRID_Y:
         return f"depthwise launches G/{config.block_n} = {blocks} programs on grid axis 1, at most {MAX_GRID_Y}"
+    return None
+
+
+def _explicit_gemm_reason(config: KernelConfig, problem: Problem) -> str | None:
+    p = problem
+    if (p.Y, p.X, p.stride_h, p.stride_w, p.pad_h, p.pad_w) != (1, 1, 1, 1, 0, 0):
+        return (f"explicit GEMM needs a 1x1 filter, stride 1 and no padding, got {p.Y}x{p.X}, stride "
+                f"{p.stride_h}x{p.stride_w}, padding {p.pad_h}x{p.pad_w}")
+    row = p.G * p.C * p.dtype.bytes
+    if config.pipeline is Pipeline.tma and row % TMA_ALIGN_BYTES:
+        return f"TMA explicit GEMM needs G*C*{p.dtype.bytes} bytes % {TMA_ALIGN_BYTES} == 0 (input rows), got {row}"
     return None
 
 

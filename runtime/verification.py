@@ -33,6 +33,7 @@ DEVICE_SHAPES: dict[str, dict] = {
     "multiplier4-odd": dict(N=2, G=40, C=1, K=4, Hi=13, Wi=14, Y=3, X=3, pad_h=1, pad_w=0),
     "depthwise-7x7-s2": dict(N=2, G=48, C=1, K=1, Hi=23, Wi=22, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),
     "pointwise": dict(N=4, G=4, C=32, K=48, Hi=16, Wi=16, Y=1, X=1),
+    "pointwise-odd": dict(N=3, G=3, C=24, K=40, Hi=9, Wi=11, Y=1, X=1),
     "stem-7x7-odd": dict(N=2, G=1, C=3, K=24, Hi=33, Wi=33, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),
     # Stride 2, dilation 2, even padding: every tap reaches residue class (0, 0), none the other three (bwd_data);
     # H100 runs of the flat bwd_data walk got these classes wrong (bench/results/tap-major/README.md).

@@ -22,6 +22,8 @@ CONFIG_FIELDS: dict[str, str] = {
                  "each tap to block_k (else one flat walk over taps x channels)",
     "two_stage": "igemm bwd_weight with split_k > 1: splits store partial tiles in fp32 workspace slices that one "
                  "pass sums (else fp32 atomics into one zeroed workspace)",
+    "explicit_gemm": "igemm fwd for 1x1, stride-1, unpadded convolutions: the pixels are the GEMM rows as they lie in "
+                     "memory (with tma, the input is read through a 2-D tensor descriptor too)",
 }
 
 TILE_ALIASES: dict[str, str] = {"tile_m": "block_m", "tile_n": "block_n", "tile_k": "block_k"}

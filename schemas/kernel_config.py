@@ -10,17 +10,18 @@ from .enums import PIPELINE_TOKENS, Algorithm, Direction, DType, Pipeline
 _TOKEN_PIPELINES = {token: pipeline for pipeline, token in PIPELINE_TOKENS.items()}
 
 # Canonical names: fixed axis order, short tokens.
-#   igemm:  {dir}_{dtype}_igemm_m{BM}n{BN}k{BK}_w{warps}_s{stages}_{ms|tma|pers|strk}_g{raster}_v{vec}_mg{merge}[_tm]
-#           [_sk{split}[ts]]
+#   igemm:  {dir}_{dtype}_igemm_m{BM}n{BN}k{BK}_w{warps}_s{stages}_{ms|tma|pers|strk}_g{raster}_v{vec}_mg{merge}
+#           [_tm|_xg][_sk{split}[ts]]
 #   direct: {dir}_{dtype}_direct_p{pixels}c{channels}_w{warps}_v{vec}[_sk{split}]
 #   depthwise: {dir}_{dtype}_depthwise_t{tile_h}x{tile_w}c{channels}_f{filter}_m{multiplier}_w{warps}_v{vec}[_sk{split}]
 # The split-K token is present exactly for bwd_weight, the only direction with a split reduction; _tm marks a
-# tap-major reduction (absent for the flat one, so that names measured before the axis existed still parse); a `ts`
+# tap-major reduction (absent for the flat one, so that names measured before the axis existed still parse), _xg an
+# explicit GEMM (1x1, stride 1, no padding: pixels are GEMM rows as they lie); a `ts`
 # after the split count marks a two-stage split reduction (fp32 workspace slices, then one summing pass).
 _NAME_RE = re.compile(
     r"^(?P<direction>fwd|bwd_data|bwd_weight)_(?P<dtype>fp16|bf16|fp32)_(?:"
     r"igemm_m(?P<bm>\d+)n(?P<bn>\d+)k(?P<bk>\d+)_w(?P<iw>\d+)_s(?P<stages>\d+)_(?P<pipe>ms|tma|pers|strk)"
-    r"_g(?P<raster>\d+)_v(?P<iv>\d+)_mg(?P<merge>\d+)(?P<tm>_tm)?"
+    r"_g(?P<raster>\d+)_v(?P<iv>\d+)_mg(?P<merge>\d+)(?P<tm>_tm)?(?P<xg>_xg)?"
     r"|direct_p(?P<bp>\d+)c(?P<bc>\d+)_w(?P<dw>\d+)_v(?P<dv>\d+)"
     r"|depthwise_t(?P<th>\d+)x(?P<tw>\d+)c(?P<gc>\d+)_f(?P<fs>\d+)_m(?P<mult>\d+)_w(?P<ww>\d+)_v(?P<wv>\d+))"
     r"(?:_sk(?P<split>\d+)(?P<ts>ts)?)?$"
@@ -59,6 +60,7 @@ class KernelConfig(BaseModel):
     multiplier: int = Field(0, ge=0, le=64)
     tap_major: bool = False
     two_stage: bool = False
+    explicit_gemm: bool = False
 
     @model_validator(mode="after")
     def _axes_are_consistent(self) -> "KernelConfig":
@@ -75,6 +77,11 @@ class KernelConfig(BaseModel):
         if self.pipeline is Pipeline.streamk and (self.direction is not Direction.bwd_weight or self.split_k != 1):
             raise ValueError("the streamk pipeline is a bwd_weight reduction strategy of its own: split_k must be 1 "
                              f"and the direction bwd_weight, got split_k={self.split_k} for {self.direction.value}")
+        if self.explicit_gemm and (self.algorithm is not Algorithm.igemm or self.direction is not Direction.fwd
+                                   or self.tap_major or self.groups_to_merge > 1
+                                   or self.pipeline not in (Pipeline.multistage, Pipeline.tma)):
+            raise ValueError("explicit_gemm is an axis of the igemm fwd kernels of one group per tile, multistage or "
+                             "tma, without tap_major (a 1x1 filter has one tap)")
         if self.two_stage and (self.algorithm is not Algorithm.igemm or self.split_k == 1):
             raise ValueError("two_stage is an axis of the igemm bwd_weight kernels with split_k > 1 (each split "
                              "stores its partial tile in an fp32 workspace slice, one pass sums the slices)")
@@ -126,7 +133,7 @@ class KernelConfig(BaseModel):
             body = (
                 f"igemm_m{self.block_m}n{self.block_n}k{self.block_k}_w{self.num_warps}_s{self.num_stages}"
                 f"_{self.pipeline.token}_g{self.raster_group}_v{self.vector_width}_mg{self.groups_to_merge}"
-                f"{'_tm' if self.tap_major else ''}"
+                f"{'_tm' if self.tap_major else ''}{'_xg' if self.explicit_gemm else ''}"
             )
         elif self.algorithm is Algorithm.direct:
             body = f"direct_p{self.block_m}c{self.block_n}_w{self.num_warps}_v{self.vector_width}"
@@ -158,6 +165,7 @@ class KernelConfig(BaseModel):
                 block_k=int(parts["bk"]), num_warps=int(parts["iw"]), num_stages=int(parts["stages"]),
                 pipeline=_TOKEN_PIPELINES[parts["pipe"]], raster_group=int(parts["raster"]),
                 vector_width=int(parts["iv"]), groups_to_merge=int(parts["merge"]), tap_major=parts["tm"] is not None,
+                explicit_gemm=parts["xg"] is not None,
             )
         if parts["bp"] is not None:
             return cls(

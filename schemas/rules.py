@@ -100,10 +100,11 @@ class Rule(_Strict):
     multipliers: Optional[list[PowerOfTwo]] = Field(default=None, min_length=1)
     tap_major: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
     two_stage: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
+    explicit_gemm: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
     constraints: list[Constraint] = []
 
     @field_validator("directions", "dtypes", "num_stages", "pipelines", "raster_groups", "vectors", "split_k",
-                     "filter_sizes", "tap_major", "two_stage")
+                     "filter_sizes", "tap_major", "two_stage", "explicit_gemm")
     @classmethod
     def _no_repeats(cls, values: list) -> list:
         return _unique(values, "the list")

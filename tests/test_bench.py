@@ -1,10 +1,11 @@
 """Benchmark building blocks: problem files, roofline, profiling rows and the summary maths."""
 import pytest
 
-from gconv.bench.problems import read_problems, shape_class, synthetic_problems, write_problems
+from gconv.bench.problems import pointwise_problems, read_problems, shape_class, synthetic_problems, write_problems
 from gconv.bench.profile import profile_problem, summarise
 from gconv.heuristics.analytic import roofline_seconds
 from gconv.bench.timing import rotations_for
+from gconv.paths import REPO_ROOT
 from gconv.runtime.registry import load_arch_spec
 from gconv.schemas import Problem
 
@@ -17,6 +18,16 @@ def test_synthetic_problems_are_seeded_and_cover_the_shape_classes(tmp_path):
     path = tmp_path / "problems.csv"
     write_problems(path, problems)
     assert read_problems(path) == problems
+
+
+def test_pointwise_problems_are_seeded_plain_1x1_convolutions():
+    problems = pointwise_problems(20, seed=4242)
+    assert problems == pointwise_problems(20, seed=4242) != pointwise_problems(20, seed=1)
+    assert {(p.direction.value, p.Y, p.X, p.stride_h, p.stride_w, p.pad_h, p.pad_w) for p in problems} == \
+        {("fwd", 1, 1, 1, 1, 0, 0)}
+    assert min(p.C for p in problems) >= 8 and len({p.G for p in problems}) > 2
+    committed = read_problems(REPO_ROOT / "bench" / "problems" / "pointwise-synthetic-bf16.csv")
+    assert committed == problems  # the committed file is exactly the generator's output
 
 
 def test_problem_files_report_missing_columns_and_bad_values(tmp_path):

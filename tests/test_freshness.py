@@ -34,8 +34,8 @@ def test_changing_one_value_in_full_names_the_changed_instances(repo_copy, tmp_p
     full = root / "rules" / "full.yaml"
     old = "      - {block_m: 256, block_n: 128, block_k: [32], num_warps: [8]}\n"
     text = full.read_text()
-    assert text.count(old) == 1
-    full.write_text(text.replace(old, old.replace("block_k: [32]", "block_k: [64]")))
+    assert text.count(old) == 2 and text.index(old) < text.index("name: igemm-fwd-explicit-gemm")
+    full.write_text(text.replace(old, old.replace("block_k: [32]", "block_k: [64]"), 1))  # rule igemm-fwd only
 
     result = gconv(root, "check", "--no-compile")
 

@@ -25,6 +25,11 @@ SHAPES = {
     # 1x1, stride 2, unpadded.
     "pointwise-s2": dict(N=3, G=2, C=8, K=32, Hi=13, Wi=11, Y=1, X=1, stride_h=2, stride_w=2, pad_h=0, pad_w=0,
                          dil_h=1, dil_w=1),
+    # 1x1, stride 1, unpadded (what the explicit-GEMM kernels run): one dilated (it changes nothing for a 1x1 filter).
+    "pointwise-s1-d2": dict(N=2, G=3, C=16, K=24, Hi=9, Wi=7, Y=1, X=1, stride_h=1, stride_w=1, pad_h=0, pad_w=0,
+                            dil_h=2, dil_w=2),
+    "pointwise-s1": dict(N=1, G=2, C=40, K=8, Hi=6, Wi=11, Y=1, X=1, stride_h=1, stride_w=1, pad_h=0, pad_w=0,
+                         dil_h=1, dil_w=1),
     # Few channels per group, G not a multiple of the merge factor.
     "small-groups": dict(N=2, G=5, C=4, K=4, Hi=9, Wi=9, Y=3, X=3, stride_h=1, stride_w=1, pad_h=1, pad_w=1,
                          dil_h=2, dil_w=1),

@@ -150,6 +150,18 @@ const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p,
     if (c->groups_to_merge > p->G) {
         REJECT("merges %d groups but the problem has G=%lld", c->groups_to_merge, (long long)p->G);
     }
+    if (c->explicit_gemm) {
+        if (p->Y != 1 || p->X != 1 || p->stride_h != 1 || p->stride_w != 1 || p->pad_h != 0 || p->pad_w != 0) {
+            REJECT("explicit GEMM needs a 1x1 filter, stride 1 and no padding, got %lldx%lld, stride %lldx%lld, "
+                   "padding %lldx%lld", (long long)p->Y, (long long)p->X, (long long)p->stride_h,
+                   (long long)p->stride_w, (long long)p->pad_h, (long long)p->pad_w);
+        }
+        wide row = (wide)p->G * p->C * gconv_dtype_bytes(p->dtype);
+        if (c->pipeline == GCONV_PIPELINE_TMA && row % GCONV_TMA_ALIGN_BYTES) {
+            REJECT("TMA explicit GEMM needs G*C*%d bytes %% %d == 0 (input rows), got %.0f",
+                   gconv_dtype_bytes(p->dtype), GCONV_TMA_ALIGN_BYTES, (double)row);
+        }
+    }
     if (c->pipeline != GCONV_PIPELINE_TMA) return NULL;
     int64_t elt = gconv_dtype_bytes(p->dtype);
     if (p->direction == GCONV_DIRECTION_FWD) {
