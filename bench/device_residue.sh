@@ -7,6 +7,7 @@
 # Copy the returned CSVs over the files of the same names under bench/results/ (depthwise-default-bf16.csv goes to
 # bench/results/depthwise-family/), then retrain: gconv train --measurements bench/results/train-default-bf16-gputime.csv.
 . bench/device_setup.sh
+rm -rf /tmp/verify  # a warm machine keeps an earlier call's rows, which verify_device would skip as done
 start=$(date +%s)
 left() { echo $(( 575 - ($(date +%s) - start) )); }
 timeout 200 python3 bench/verify_device.py --rule-set full-tests --dtypes bf16 fp16 \
