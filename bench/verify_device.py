@@ -4,7 +4,8 @@
         [--filter "algorithm == 'depthwise'"]
 
 Instances are spread over worker processes (each compiles its share, so Triton's JIT runs on all cores); each
-worker appends JSON lines as it goes, so a re-run with the same --out skips finished instances (resumable).
+worker appends JSON lines as it goes, so a re-run with the same --out and options skips finished instances
+(resumable); an --out holding another run's rows (other set, dtypes, filter or shapes) is refused, not mixed in.
 The summary (summary.md) counts instances tried / passed per direction x dtype and lists every failure.
 """
 from __future__ import annotations
@@ -37,6 +38,23 @@ def worker(index: int, names: list[str], rule_set: str, out_dir: str, deadline: 
             for row in verify_instance(entries[name], shapes, operands):
                 sink.write(row.model_dump_json() + "\n")
             sink.flush()
+
+
+RUN_FILE = "run.json"
+
+
+def claim_out_dir(out_dir: Path, run: dict) -> None:
+    """Record the options of the run writing out_dir, or refuse an out_dir another run's rows are in."""
+    path = out_dir / RUN_FILE
+    if path.exists():
+        before = json.loads(path.read_text())
+        if before != run:
+            raise SystemExit(f"{out_dir} holds the rows of another run ({json.dumps(before, sort_keys=True)}); "
+                             "resume it with the same options or give a fresh --out")
+    elif read_rows(out_dir):
+        raise SystemExit(f"{out_dir} holds rows of a run that did not record its options; give a fresh --out")
+    else:
+        path.write_text(json.dumps(run, sort_keys=True) + "\n")
 
 
 def read_rows(out_dir: Path) -> list[dict]:
@@ -98,6 +116,8 @@ def main() -> int:
 
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
+    claim_out_dir(out_dir, {"rule_set": args.rule_set, "dtypes": sorted(args.dtypes), "filter": args.filter,
+                            "shapes": sorted(args.shapes) if args.shapes else None})
     entries = [e for e in load_registry(args.rule_set).entries if e.config.dtype.value in args.dtypes]
     if args.filter:
         from gconv.generator.derived import filter_environment

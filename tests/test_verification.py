@@ -1,5 +1,8 @@
 """The device verification sweep's building blocks, on the CPU interpreter and on hand-made rows."""
 import importlib.util
+import re
+
+import pytest
 
 from gconv.paths import REPO_ROOT
 from gconv.runtime.reference import INTERPRETER_ERROR_BOUND
@@ -53,3 +56,21 @@ def test_summary_counts_instances_that_pass_on_all_their_problems():
     assert "| fwd | fp16 | 3 | 2 | 1 | 3 |" in summary.splitlines()
     assert "**1 of 2 tried instances pass (3 in the set).**" in summary.splitlines()
     assert "| b | s1 | fail | 0.5 | 0.004 |  |" in summary.splitlines()
+
+
+def test_an_out_dir_is_resumed_only_by_the_run_that_wrote_it(tmp_path):
+    script = load_script()
+    run = {"rule_set": "full-tests", "dtypes": ["bf16"], "filter": "tap_major", "shapes": None}
+    script.claim_out_dir(tmp_path, run)
+    (tmp_path / "rows-00.jsonl").write_text('{"kernel": "a"}\n')
+    script.claim_out_dir(tmp_path, dict(run))  # the same options: a resume
+    other = dict(run, filter="pipeline == 'streamk'")
+    with pytest.raises(SystemExit, match=re.escape(f"{tmp_path} holds the rows of another run ({{\"dtypes\": "
+                                                   "[\"bf16\"], \"filter\": \"tap_major\", \"rule_set\": "
+                                                   "\"full-tests\", \"shapes\": null}); resume it with the same "
+                                                   "options or give a fresh --out")):
+        script.claim_out_dir(tmp_path, other)
+    (tmp_path / "run.json").unlink()
+    with pytest.raises(SystemExit, match="holds rows of a run that did not record its options; give a fresh --out"):
+        script.claim_out_dir(tmp_path, run)
+
