@@ -12,7 +12,8 @@ from gconv.runtime.registry import entries_by_name
 from gconv.schemas import Problem
 
 KERNELS = ["bwd_data_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1", "bwd_data_bf16_igemm_m64n32k32_w4_s2_ms_g1_v1_mg1",
-           "bwd_data_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm", "bwd_data_bf16_igemm_m64n64k32_w4_s3_tma_g8_v8_mg1_tm"]
+           "bwd_data_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm",
+           "bwd_data_bf16_igemm_m64n64k32_w4_s3_tma_g8_v8_mg1_tm"]
 BASE = dict(N=2, G=4, C=16, K=16, Hi=37, Wi=36, Y=5, X=5, stride_h=2, stride_w=2, pad_h=4, pad_w=4, dil_h=2, dil_w=2)
 VARIANTS = {"even-pad-d2": {}, "pad2-d2-3x3": dict(Y=3, X=3, pad_h=2, pad_w=2), "pad0-d2": dict(pad_h=0, pad_w=0),
             "pad4-d1": dict(dil_h=1, dil_w=1), "pad3-d2": dict(pad_h=3, pad_w=3),
@@ -35,6 +36,7 @@ for label, update in VARIANTS.items():
             for rw in range(2):
                 cls = err[:, :, rh::2, rw::2]
                 refc = ref[:, :, rh::2, rw::2].abs().max().item()
-                classes.append(f"({rh},{rw}) err {cls.max().item() / scale:.3g} ref {refc:.3g} nan {int(torch.isnan(out[:, :, rh::2, rw::2]).sum())}")
+                nans = int(torch.isnan(out[:, :, rh::2, rw::2]).sum())
+                classes.append(f"({rh},{rw}) err {cls.max().item() / scale:.3g} ref {refc:.3g} nan {nans}")
         print(f"{label:14} {name[9:]:44} " + " | ".join(classes), flush=True)
 sys.exit(0)

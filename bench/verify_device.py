@@ -102,7 +102,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--deadline-s", type=float, default=None, help="stop starting instances after this long")
     parser.add_argument("--filter", help="only the instances this expression selects (as `gconv rules list --filter`)")
-    parser.add_argument("--shapes", nargs="+", help="only these problem shapes of runtime/verification.py DEVICE_SHAPES")
+    parser.add_argument("--shapes", nargs="+",
+                        help="only these problem shapes of runtime/verification.py DEVICE_SHAPES")
     args = parser.parse_args()
     from gconv.runtime.verification import DEVICE_SHAPES
 

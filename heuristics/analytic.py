@@ -93,21 +93,19 @@ def roofline_seconds(problem: Problem, arch: ArchSpec) -> float:
 
 def padded_reduction(config: KernelConfig, problem: Problem) -> int:
     """Multiply-adds along GEMM-K that one output element of every row tile performs, summed over the row tiles
-    (each padded to block_k): bwd_data walks, per stride-residue class, only the taps that reach it."""
-    bk = config.block_k
-    if config.tap_major:  # every tap's channels (fwd) or filters (bwd_data) padded to block_k; the stride-residue
-        # classes of bwd_data walk all Y*X taps between them, so the sum over classes is the same
-        per_tap = problem.C if config.direction is Direction.fwd else problem.K
-        per_class = row_tiles(config, problem) // (problem.stride_h * problem.stride_w) \
-            if config.direction is Direction.bwd_data else row_tiles(config, problem)
-        return per_class * problem.Y * problem.X * cdiv(per_tap, bk) * bk
+    (each padded to block_k): bwd_data walks, per stride-residue class, only the taps that reach it; a tap-major walk
+    pads each tap's channels (fwd) or filters (bwd_data) to block_k."""
+    bk, p = config.block_k, problem
     if config.direction is Direction.bwd_data:
-        per_class = row_tiles(config, problem) // (problem.stride_h * problem.stride_w)
-        return per_class * sum(cdiv(problem.K * taps, bk) * bk for taps in residue_taps(problem))
-    gemm_k = problem.gemm.K
+        per_class = row_tiles(config, p) // (p.stride_h * p.stride_w)
+        if config.tap_major:  # the classes walk all Y*X taps between them
+            return per_class * p.Y * p.X * cdiv(p.K, bk) * bk
+        return per_class * sum(cdiv(p.K * taps, bk) * bk for taps in residue_taps(p))
     if config.direction is Direction.bwd_weight:
-        return row_tiles(config, problem) * cdiv(cdiv(gemm_k, config.split_k), bk) * bk * config.split_k
-    return row_tiles(config, problem) * cdiv(gemm_k, bk) * bk
+        return row_tiles(config, p) * cdiv(cdiv(p.gemm.K, config.split_k), bk) * bk * config.split_k
+    if config.tap_major:
+        return row_tiles(config, p) * p.Y * p.X * cdiv(p.C, bk) * bk
+    return row_tiles(config, p) * cdiv(p.gemm.K, bk) * bk
 
 
 def estimate(config: KernelConfig, problem: Problem, arch: ArchSpec) -> Estimate:

@@ -80,4 +80,3 @@ def depthwise_grid(config: KernelConfig, problem: Problem) -> tuple[int, int, in
 def streamk_steps(config: KernelConfig, problem: Problem) -> int:
     """StreamK: BLOCK_K reduction steps per tile (N*Ho*Wo pixels); the work units are tiles x steps."""
     return cdiv(problem.N * problem.Ho * problem.Wo, config.block_k)
-

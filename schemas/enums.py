@@ -51,7 +51,8 @@ class Pipeline(str, Enum):
         return PIPELINE_TOKENS[self]
 
 
-PIPELINE_TOKENS = {Pipeline.multistage: "ms", Pipeline.tma: "tma", Pipeline.persistent: "pers", Pipeline.streamk: "strk"}
+PIPELINE_TOKENS = {Pipeline.multistage: "ms", Pipeline.tma: "tma", Pipeline.persistent: "pers",
+                   Pipeline.streamk: "strk"}
 
 
 class VectorStrategy(str, Enum):

@@ -8,8 +8,8 @@
 #include "cuda_driver.h"
 #include "gconv_internal.h"
 
-extern const gconv_binary gconv_aux_copy16, gconv_aux_copy32, gconv_aux_cast_fp16, gconv_aux_cast_bf16, gconv_aux_sum_fp16,
-    gconv_aux_sum_bf16, gconv_aux_sum_fp32;
+extern const gconv_binary gconv_aux_copy16, gconv_aux_copy32, gconv_aux_cast_fp16, gconv_aux_cast_bf16,
+    gconv_aux_sum_fp16, gconv_aux_sum_bf16, gconv_aux_sum_fp32;
 
 #define AUX_BLOCK 1024 /* capi/aux_kernels.py BLOCK */
 #define MAX_GRID_YZ 65535

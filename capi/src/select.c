@@ -372,18 +372,16 @@ static wide gemm_k(const gconv_prob *p) {
 /* heuristics/analytic.py padded_reduction: GEMM-K multiply-adds of one output element, summed over the row tiles. */
 static wide padded_reduction(const gconv_config *c, const gconv_prob *p) {
     wide bk = c->block_k;
-    if (c->tap_major) { /* every tap's channels (fwd) or filters (bwd_data) padded to block_k */
-        wide per_tap = c->direction == GCONV_DIRECTION_FWD ? p->C : p->K;
-        wide tiles = gconv_row_tiles(c, p);
-        if (c->direction == GCONV_DIRECTION_BWD_DATA) tiles /= (wide)p->stride_h * p->stride_w;
-        return tiles * p->Y * p->X * cdiv(per_tap, bk) * bk;
-    }
     if (c->direction == GCONV_DIRECTION_BWD_DATA) {
         wide per_class = gconv_row_tiles(c, p) / ((wide)p->stride_h * p->stride_w);
+        if (c->tap_major) /* each tap's filters padded to block_k; the classes walk all Y*X taps between them */
+            return per_class * p->Y * p->X * cdiv(p->K, bk) * bk;
         return per_class * gconv_residue_steps(p, p->K, bk) * bk;
     }
     if (c->direction == GCONV_DIRECTION_BWD_WEIGHT)
         return gconv_row_tiles(c, p) * cdiv(cdiv(gemm_k(p), c->split_k), bk) * bk * c->split_k;
+    if (c->tap_major) /* each tap's channels padded to block_k */
+        return gconv_row_tiles(c, p) * p->Y * p->X * cdiv(p->C, bk) * bk;
     return gconv_row_tiles(c, p) * cdiv(gemm_k(p), bk) * bk;
 }
 
