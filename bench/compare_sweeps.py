@@ -1,6 +1,9 @@
 """Per-problem comparison of two `gconv bench sweep` CSVs of the same problems (e.g. before and after a kernel family).
 
-    python bench/compare_sweeps.py BEFORE.csv AFTER.csv [--labels before after] > table.md
+    python bench/compare_sweeps.py BEFORE.csv AFTER.csv [--labels before after] [--before-without TOKEN] > table.md
+
+With --before-without, BEFORE's kernels whose names contain TOKEN are left out: one file against itself shows what a
+kernel family adds (e.g. `--before-without _cpg` for the tiny-group kernels), measured in the same run.
 
 For every problem in both files: the best cuDNN mode (the faster of heuristic and exhaustive, from AFTER), the best
 gconv instance of each file, their speed-ups over cuDNN, and AFTER's winning kernel; then the geometric means per
@@ -19,11 +22,13 @@ from gconv.bench.rows import read_rows
 CUDNN = ("cudnn-heuristic", "cudnn-exhaustive")
 
 
-def best_times(path: Path) -> tuple[dict[str, tuple[float, str]], dict[str, float], dict[str, str]]:
-    """problem -> (best gconv ms, kernel); problem -> best cuDNN ms; problem -> direction."""
+def best_times(path: Path, without: str | None = None
+               ) -> tuple[dict[str, tuple[float, str]], dict[str, float], dict[str, str]]:
+    """problem -> (best gconv ms, kernel); problem -> best cuDNN ms; problem -> direction. Kernels whose names contain
+    `without` are left out."""
     gconv, cudnn, direction = {}, {}, {}
     for row in read_rows(path):
-        if row["status"] != "ok" or not row["time_ms"]:
+        if row["status"] != "ok" or not row["time_ms"] or (without and without in row["kernel"]):
             continue
         key, ms = row["problem"], float(row["time_ms"])
         direction[key] = row["direction"]
@@ -38,8 +43,8 @@ def geomean(values: list[float]) -> float:
     return math.exp(sum(map(math.log, values)) / len(values))
 
 
-def compare(before: Path, after: Path, labels: tuple[str, str]) -> str:
-    old, _, _ = best_times(before)
+def compare(before: Path, after: Path, labels: tuple[str, str], before_without: str | None = None) -> str:
+    old, _, _ = best_times(before, before_without)
     new, cudnn, direction = best_times(after)
     keys = sorted((k for k in new if k in old and k in cudnn), key=lambda k: (direction[k], k))
     lines = [f"| direction | problem | best cuDNN us | {labels[0]} us | {labels[1]} us | {labels[0]} vs cuDNN | "
@@ -63,8 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("before", type=Path)
     parser.add_argument("after", type=Path)
     parser.add_argument("--labels", nargs=2, default=["before", "after"])
+    parser.add_argument("--before-without", metavar="TOKEN", help="leave BEFORE's kernels whose names contain TOKEN out")
     args = parser.parse_args(argv)
-    sys.stdout.write(compare(args.before, args.after, tuple(args.labels)))
+    sys.stdout.write(compare(args.before, args.after, tuple(args.labels), args.before_without))
     return 0
 
 

@@ -67,6 +67,28 @@ def pointwise_problems(count: int, seed: int, dtype: DType = DType.bf16, batches
     return problems
 
 
+def tiny_group_problems(count: int, seed: int, dtype: DType = DType.bf16, batches=BATCHES) -> list[Problem]:
+    """count shapes x three directions of grouped convolutions with 2 or 4 channels per group and 1, 2 or 4 filters
+    per group, square 3x3 to 7x7 filters (what the tiny-group kernels of the depthwise family run), 8 to 256 groups."""
+    rng = random.Random(seed)
+    shapes = []
+    while len(shapes) < count:
+        C = rng.choice([2, 4])
+        K = rng.choice([C, C, 1, 2, 4])
+        G = rng.choice([8, 16, 32, 64, 128, 256])
+        Y = rng.choice([3, 3, 5, 7])
+        stride = rng.choice([1, 1, 2])
+        dilation = rng.choice([1, 1, 1, 2])
+        H = rng.choice(SPATIAL)
+        N = rng.choice(list(batches))
+        if N * G * max(C, K) * H * H > MAX_ACTIVATION_ELEMENTS:
+            continue
+        pad = dilation * (Y - 1) // 2
+        shapes.append(dict(N=N, G=G, C=C, K=K, Hi=H, Wi=H, Y=Y, X=Y, stride_h=stride, stride_w=stride, pad_h=pad,
+                           pad_w=pad, dil_h=dilation, dil_w=dilation))
+    return [Problem(direction=d, dtype=dtype, **s) for s in shapes for d in Direction]
+
+
 def shape_class(problem: Problem) -> str:
     """The report's shape classes: depthwise (C = 1 per group), C/G <= 16, C/G > 16."""
     if problem.C == 1:

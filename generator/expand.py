@@ -8,7 +8,7 @@ from typing import Iterator, Mapping
 from pydantic import ValidationError
 
 from gconv.errors import ExpressionError, RuleError
-from gconv.schemas import ArchSpec, Constraint, KernelConfig, Rule
+from gconv.schemas import Algorithm, ArchSpec, Constraint, KernelConfig, Rule
 
 from .derived import constraint_environment, filter_environment
 from .loader import LoadedRuleSet
@@ -37,22 +37,31 @@ class Exclusion:
     source: str  # "set" or "rule"
 
 
+def depthwise_group_channels(rule: Rule) -> list[int]:
+    """The group_channels values a rule expands: its list, 1 for a depthwise rule without one, 0 (no axis) else."""
+    if rule.algorithm is not Algorithm.depthwise:
+        return [0]
+    return rule.group_channels or [1]
+
+
 def rule_candidates(rule: Rule, arch: ArchSpec) -> Iterator[dict]:
     """Every axis combination of a rule, as KernelConfig keyword arguments (in a fixed order)."""
     for direction, dtype in itertools.product(rule.directions, rule.dtypes):
         for tile in rule.tiles:
             for (block_k, warps, tile_w, stages, pipeline, raster, vector, merge, split, filter_size,
-                 multiplier, tap_major, two_stage, explicit_gemm) in itertools.product(
+                 multiplier, group_channels, tap_major, two_stage, explicit_gemm) in itertools.product(
                 tile.block_k, tile.num_warps, tile.tile_w or [0], rule.num_stages, rule.pipelines,
                 rule.raster_groups, rule.vectors, rule.groups_to_merge, rule.split_k, rule.filter_sizes or [0],
-                rule.multipliers or [0], rule.tap_major, rule.two_stage, rule.explicit_gemm,
+                rule.multipliers or [0], depthwise_group_channels(rule), rule.tap_major, rule.two_stage,
+                rule.explicit_gemm,
             ):
                 yield dict(
                     direction=direction, dtype=dtype, algorithm=rule.algorithm, block_m=tile.block_m,
                     block_n=tile.block_n, block_k=block_k, num_warps=warps, num_stages=stages, pipeline=pipeline,
                     raster_group=raster, vector_width=vector.width(arch.max_vector_bytes, dtype),
                     groups_to_merge=merge, split_k=split, tile_w=tile_w, filter_size=filter_size,
-                    multiplier=multiplier, tap_major=tap_major, two_stage=two_stage, explicit_gemm=explicit_gemm,
+                    multiplier=multiplier, group_channels=group_channels, tap_major=tap_major, two_stage=two_stage,
+                    explicit_gemm=explicit_gemm,
                 )
 
 

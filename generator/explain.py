@@ -4,7 +4,7 @@ from __future__ import annotations
 from gconv.schemas import ArchSpec, KernelConfig, Rule
 
 from .derived import filter_environment
-from .expand import first_violation
+from .expand import depthwise_group_channels, first_violation
 from .pipeline import Rules
 
 
@@ -36,6 +36,9 @@ def axis_mismatch(rule: Rule, config: KernelConfig, arch: ArchSpec) -> str | Non
         ("tap_major", config.tap_major, rule.tap_major),
         ("two_stage", config.two_stage, rule.two_stage),
         ("explicit_gemm", config.explicit_gemm, rule.explicit_gemm),
+        ("filter_size", config.filter_size, rule.filter_sizes or [0]),
+        ("multiplier", config.multiplier, rule.multipliers or [0]),
+        ("group_channels", config.group_channels, depthwise_group_channels(rule)),
     ]
     for axis, value, allowed in more:
         if value not in allowed:

@@ -111,8 +111,10 @@ def render_context(config: KernelConfig, provenance: Provenance) -> dict:
         "tile_w": config.tile_w,
         "filter_size": config.filter_size,
         "multiplier": config.multiplier,
+        "group_channels": config.group_channels,
         "taps": list(range(config.filter_size)),  # depthwise bwd_weight: one accumulator per tap of a filter row
-        "accumulator_shape": "(BLOCK_H * BLOCK_W, BLOCK_G)" if config.multiplier == 1 else
+        "accumulator_shape": "(BLOCK_H * BLOCK_W, BLOCK_G, M, CPG)" if config.group_channels > 1 else
+                             "(BLOCK_H * BLOCK_W, BLOCK_G)" if config.multiplier == 1 else
                              "(BLOCK_H * BLOCK_W, BLOCK_G, M)",
     }
 

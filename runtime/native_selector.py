@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from gconv.c_source import TARGETS, config_values, forest_of, pool_names, rules_header, selector_source
+from gconv.c_source import CONFIG_FIELDS, TARGETS, config_values, forest_of, pool_names, rules_header, selector_source
 from gconv.errors import GconvError
 from gconv.paths import REPO_ROOT
 from gconv.schemas import Direction, DType, Problem, RegistryEntry
@@ -58,7 +58,7 @@ class CProb(ctypes.Structure):
 class CConfig(ctypes.Structure):
     """gconv_config (gconv.c_source.CONFIG_FIELDS)."""
 
-    _fields_ = [(f"field{i}", ctypes.c_int) for i in range(19)]
+    _fields_ = [(f"field{i}", ctypes.c_int) for i in range(len(CONFIG_FIELDS))]
 
 
 class CTreeNode(ctypes.Structure):

@@ -50,9 +50,9 @@ def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
 
 
 def _depthwise_reason(config: KernelConfig, problem: Problem) -> str | None:
-    p, f, m, v = problem, config.filter_size, config.multiplier, config.vector_width
-    if p.C != 1:
-        return f"depthwise kernels need one input channel per group (C=1), got C={p.C}"
+    p, f, m, c, v = problem, config.filter_size, config.multiplier, config.group_channels, config.vector_width
+    if p.C != c:
+        return f"this depthwise kernel is built for C={c} input channel{'s' if c > 1 else ''} per group, got C={p.C}"
     if p.K != m:
         return f"this depthwise kernel is built for channel multiplier K={m}, got K={p.K}"
     if (p.Y, p.X) != (f, f):

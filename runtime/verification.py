@@ -18,8 +18,9 @@ from .launch import run
 from .reference import RELATIVE_ERROR_BOUND, poisoned_output, random_operands, reference, relative_error
 from .support import unsupported_reason
 
-# G = 1 and G > 1, depthwise (with and without a channel multiplier), odd C and K, stride 2, dilation 2, padding,
-# 1x1 and 7x7 filters, sizes no tile divides, and channel counts aligned for 16-byte vectors and TMA.
+# G = 1 and G > 1, depthwise (with and without a channel multiplier), tiny groups (C = 2, 4), odd C and K, stride 2,
+# dilation 2, padding, 1x1 and 7x7 filters, sizes no tile divides, and channel counts aligned for 16-byte vectors and
+# TMA.
 DEVICE_SHAPES: dict[str, dict] = {
     "g1-aligned": dict(N=3, G=1, C=64, K=160, Hi=19, Wi=21, Y=3, X=3, pad_h=1, pad_w=1),
     "g2-s2-aligned": dict(N=4, G=2, C=128, K=64, Hi=30, Wi=30, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
@@ -31,6 +32,19 @@ DEVICE_SHAPES: dict[str, dict] = {
     "depthwise-5x5-d2": dict(N=2, G=96, C=1, K=1, Hi=20, Wi=20, Y=5, X=5, pad_h=4, pad_w=4, dil_h=2, dil_w=2),
     "multiplier-s2": dict(N=2, G=24, C=1, K=2, Hi=15, Wi=15, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
     "multiplier4-odd": dict(N=2, G=40, C=1, K=4, Hi=13, Wi=14, Y=3, X=3, pad_h=1, pad_w=0),
+    # Tiny groups: every (C, K) of the tiny-group kernels at 3x3, and K = 1 at 5x5 and 7x7; G = 24 leaves a partial
+    # block of 16 groups.
+    "tiny-groups-s2": dict(N=2, G=16, C=2, K=2, Hi=19, Wi=21, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
+    "tiny-groups-c2k1-d2": dict(N=2, G=24, C=2, K=1, Hi=13, Wi=12, Y=3, X=3, pad_h=2, pad_w=2, dil_h=2, dil_w=2),
+    "tiny-groups-c2k4": dict(N=1, G=16, C=2, K=4, Hi=11, Wi=10, Y=3, X=3, pad_h=1, pad_w=1),
+    "tiny-groups-c4k1-s2": dict(N=2, G=8, C=4, K=1, Hi=15, Wi=14, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
+    "tiny-groups-c4k2": dict(N=1, G=24, C=4, K=2, Hi=9, Wi=12, Y=3, X=3, pad_h=1, pad_w=0),
+    "tiny-groups-c4k4-s2-d2": dict(N=1, G=8, C=4, K=4, Hi=17, Wi=17, Y=3, X=3, stride_h=2, stride_w=2, pad_h=2,
+                                   pad_w=2, dil_h=2, dil_w=2),
+    "tiny-groups-5x5-d2": dict(N=2, G=24, C=4, K=1, Hi=15, Wi=16, Y=5, X=5, pad_h=4, pad_w=4, dil_h=2, dil_w=2),
+    "tiny-groups-5x5-s2": dict(N=1, G=16, C=2, K=1, Hi=19, Wi=18, Y=5, X=5, stride_h=2, stride_w=2, pad_h=2, pad_w=2),
+    "tiny-groups-7x7": dict(N=1, G=8, C=2, K=1, Hi=17, Wi=16, Y=7, X=7, pad_h=3, pad_w=3),
+    "tiny-groups-7x7-s2": dict(N=2, G=16, C=4, K=1, Hi=23, Wi=21, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),
     "depthwise-7x7-s2": dict(N=2, G=48, C=1, K=1, Hi=23, Wi=22, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),
     "pointwise": dict(N=4, G=4, C=32, K=48, Hi=16, Wi=16, Y=1, X=1),
     "pointwise-odd": dict(N=3, G=3, C=24, K=40, Hi=9, Wi=11, Y=1, X=1),

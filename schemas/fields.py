@@ -18,6 +18,8 @@ CONFIG_FIELDS: dict[str, str] = {
     "tile_w": "depthwise: pixels per row of the 2-D pixel tile (block_m / tile_w rows); 0 otherwise",
     "filter_size": "depthwise: the square filter's side, fixed at compile time; 0 otherwise",
     "multiplier": "depthwise: output channels per input channel (K), fixed at compile time; 0 otherwise",
+    "group_channels": "depthwise: input channels per group (C; 1 for depthwise proper, more for tiny groups), fixed "
+                      "at compile time; 0 otherwise",
     "tap_major": "igemm fwd/bwd_data: the reduction walks one filter tap per step, channels innermost, padding "
                  "each tap to block_k (else one flat walk over taps x channels)",
     "two_stage": "igemm bwd_weight with split_k > 1: splits store partial tiles in fp32 workspace slices that one "
@@ -37,7 +39,8 @@ DERIVED_FIELDS: dict[str, str] = {
     "vector_bytes": "vector_width * elt_bytes",
     "smem_bytes": "shared memory of the pipelined operand tiles: num_stages * (block_m + block_n) * block_k * elt_bytes",
     "acc_registers_per_thread": "fp32 accumulator registers per thread: block_m * block_n / threads "
-                                "(depthwise: times the multiplier, and the filter_size taps for bwd_weight)",
+                                "(depthwise: times the multiplier, group_channels for bwd_data and bwd_weight, "
+                                "and the filter_size taps for bwd_weight)",
     "min_dot_m": "arch minimum tl.dot M for dtype",
     "min_dot_n": "arch minimum tl.dot N for dtype",
     "min_dot_k": "arch minimum tl.dot K for dtype",

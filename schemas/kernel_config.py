@@ -13,17 +13,20 @@ _TOKEN_PIPELINES = {token: pipeline for pipeline, token in PIPELINE_TOKENS.items
 #   igemm:  {dir}_{dtype}_igemm_m{BM}n{BN}k{BK}_w{warps}_s{stages}_{ms|tma|pers|strk}_g{raster}_v{vec}_mg{merge}
 #           [_tm|_xg][_sk{split}[ts]]
 #   direct: {dir}_{dtype}_direct_p{pixels}c{channels}_w{warps}_v{vec}[_sk{split}]
-#   depthwise: {dir}_{dtype}_depthwise_t{tile_h}x{tile_w}c{channels}_f{filter}_m{multiplier}_w{warps}_v{vec}[_sk{split}]
+#   depthwise: {dir}_{dtype}_depthwise_t{tile_h}x{tile_w}c{channels}_f{filter}_m{multiplier}[_cpg{C}]_w{warps}_v{vec}
+#              [_sk{split}]
 # The split-K token is present exactly for bwd_weight, the only direction with a split reduction; _tm marks a
 # tap-major reduction (absent for the flat one, so that names measured before the axis existed still parse), _xg an
-# explicit GEMM (1x1, stride 1, no padding: pixels are GEMM rows as they lie); a `ts`
+# explicit GEMM (1x1, stride 1, no padding: pixels are GEMM rows as they lie); _cpg a depthwise-family kernel for more
+# than one input channel per group (absent for C/G = 1, the names measured before the axis existed); a `ts`
 # after the split count marks a two-stage split reduction (fp32 workspace slices, then one summing pass).
 _NAME_RE = re.compile(
     r"^(?P<direction>fwd|bwd_data|bwd_weight)_(?P<dtype>fp16|bf16|fp32)_(?:"
     r"igemm_m(?P<bm>\d+)n(?P<bn>\d+)k(?P<bk>\d+)_w(?P<iw>\d+)_s(?P<stages>\d+)_(?P<pipe>ms|tma|pers|strk)"
     r"_g(?P<raster>\d+)_v(?P<iv>\d+)_mg(?P<merge>\d+)(?P<tm>_tm)?(?P<xg>_xg)?"
     r"|direct_p(?P<bp>\d+)c(?P<bc>\d+)_w(?P<dw>\d+)_v(?P<dv>\d+)"
-    r"|depthwise_t(?P<th>\d+)x(?P<tw>\d+)c(?P<gc>\d+)_f(?P<fs>\d+)_m(?P<mult>\d+)_w(?P<ww>\d+)_v(?P<wv>\d+))"
+    r"|depthwise_t(?P<th>\d+)x(?P<tw>\d+)c(?P<gc>\d+)_f(?P<fs>\d+)_m(?P<mult>\d+)(?:_cpg(?P<cpg>\d+))?"
+    r"_w(?P<ww>\d+)_v(?P<wv>\d+))"
     r"(?:_sk(?P<split>\d+)(?P<ts>ts)?)?$"
 )
 
@@ -36,8 +39,9 @@ class KernelConfig(BaseModel):
     """One kernel instance. For `direct` and `depthwise`, block_m counts pixels and block_n channels per program.
 
     `depthwise` programs own a 2-D pixel tile (block_m // tile_w rows of tile_w pixels) for a filter_size x
-    filter_size filter and a channel multiplier (K per group) fixed at compile time; those three axes are 0 (not an
-    axis) for the other algorithms.
+    filter_size filter, a channel multiplier (K per group) and group_channels input channels per group (C: 1 for
+    depthwise proper, 2 or 4 for tiny groups) fixed at compile time; those four axes are 0 (not an axis) for the
+    other algorithms. A depthwise config given without group_channels has one input channel per group.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -58,9 +62,18 @@ class KernelConfig(BaseModel):
     tile_w: int = Field(0, ge=0, le=1024)
     filter_size: int = Field(0, ge=0, le=15)
     multiplier: int = Field(0, ge=0, le=64)
+    group_channels: int = Field(0, ge=0, le=64)
     tap_major: bool = False
     two_stage: bool = False
     explicit_gemm: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _depthwise_has_one_channel_by_default(cls, data: object) -> object:
+        if isinstance(data, dict) and "group_channels" not in data and \
+                data.get("algorithm") in (Algorithm.depthwise, Algorithm.depthwise.value):
+            return {**data, "group_channels": 1}
+        return data
 
     @model_validator(mode="after")
     def _axes_are_consistent(self) -> "KernelConfig":
@@ -86,7 +99,7 @@ class KernelConfig(BaseModel):
             raise ValueError("two_stage is an axis of the igemm bwd_weight kernels with split_k > 1 (each split "
                              "stores its partial tile in an fp32 workspace slice, one pass sums the slices)")
         if self.algorithm is not Algorithm.depthwise:
-            fixed.update(tile_w=0, filter_size=0, multiplier=0)
+            fixed.update(tile_w=0, filter_size=0, multiplier=0, group_channels=0)
         for field, value in fixed.items():
             if getattr(self, field) != value:
                 shown = value.value if isinstance(value, Pipeline) else value
@@ -96,7 +109,7 @@ class KernelConfig(BaseModel):
         return self
 
     def _check_depthwise_axes(self) -> None:
-        for field in ("tile_w", "multiplier"):
+        for field in ("tile_w", "multiplier", "group_channels"):
             if not _is_power_of_two(getattr(self, field)):
                 raise ValueError(f"depthwise {field} must be a power of two, got {getattr(self, field)}")
         if self.tile_w > self.block_m:
@@ -108,11 +121,13 @@ class KernelConfig(BaseModel):
 
     @property
     def accumulator_elements(self) -> int:
-        """fp32 accumulators a program holds: its output tile; depthwise times the multiplier, and for bwd_weight,
-        which keeps one pixel-tile accumulator per tap of its filter row, times filter_size."""
+        """fp32 accumulators a program holds: its output tile; depthwise times the multiplier, times group_channels
+        for the backward directions (one accumulator per input channel of a group), and for bwd_weight, which keeps
+        one pixel-tile accumulator per tap of its filter row, times filter_size."""
         tile = self.block_m * self.block_n
         if self.algorithm is Algorithm.depthwise:
             tile *= self.multiplier * (self.filter_size if self.direction is Direction.bwd_weight else 1)
+            tile *= self.group_channels if self.direction is not Direction.fwd else 1
         return tile
 
     @property
@@ -139,6 +154,7 @@ class KernelConfig(BaseModel):
             body = f"direct_p{self.block_m}c{self.block_n}_w{self.num_warps}_v{self.vector_width}"
         else:
             body = (f"depthwise_t{self.tile_h}x{self.tile_w}c{self.block_n}_f{self.filter_size}_m{self.multiplier}"
+                    f"{f'_cpg{self.group_channels}' if self.group_channels > 1 else ''}"
                     f"_w{self.num_warps}_v{self.vector_width}")
         tail = f"_sk{self.split_k}{'ts' if self.two_stage else ''}" if self.direction is Direction.bwd_weight else ""
         return f"{head}_{body}{tail}"
@@ -175,7 +191,8 @@ class KernelConfig(BaseModel):
         return cls(
             **common, algorithm=Algorithm.depthwise, block_m=int(parts["th"]) * int(parts["tw"]),
             tile_w=int(parts["tw"]), block_n=int(parts["gc"]), filter_size=int(parts["fs"]),
-            multiplier=int(parts["mult"]), num_warps=int(parts["ww"]), vector_width=int(parts["wv"]),
+            multiplier=int(parts["mult"]), group_channels=int(parts["cpg"] or 1), num_warps=int(parts["ww"]),
+            vector_width=int(parts["wv"]),
         )
 
     def axes(self) -> dict[str, object]:

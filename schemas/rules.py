@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationInfo, field_validator, model_validator
 
 from gconv.errors import ExpressionError
 
@@ -98,6 +98,7 @@ class Rule(_Strict):
     split_k: list[PositiveInt] = Field(default=[1], min_length=1)
     filter_sizes: Optional[list[PositiveInt]] = Field(default=None, min_length=1)
     multipliers: Optional[list[PowerOfTwo]] = Field(default=None, min_length=1)
+    group_channels: Optional[list[PowerOfTwo]] = Field(default=None, min_length=1)
     tap_major: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
     two_stage: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
     explicit_gemm: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
@@ -114,10 +115,10 @@ class Rule(_Strict):
     def _merge_pow2(cls, values: list[int]) -> list[int]:
         return _unique(_powers_of_two(values, "groups_to_merge"), "the list")
 
-    @field_validator("multipliers")
+    @field_validator("multipliers", "group_channels")
     @classmethod
-    def _multipliers_pow2(cls, values: list[int] | None) -> list[int] | None:
-        return None if values is None else _unique(_powers_of_two(values, "multipliers"), "the list")
+    def _depthwise_counts_pow2(cls, values: list[int] | None, info: ValidationInfo) -> list[int] | None:
+        return None if values is None else _unique(_powers_of_two(values, info.field_name), "the list")
 
     @model_validator(mode="after")
     def _depthwise_axes(self) -> "Rule":
@@ -128,8 +129,9 @@ class Rule(_Strict):
             if depthwise and not present:
                 raise ValueError(f"a depthwise rule needs {field}")
         if not depthwise and (self.filter_sizes is not None or self.multipliers is not None
-                              or any(tile.tile_w is not None for tile in self.tiles)):
-            raise ValueError("filter_sizes, multipliers and tiles[].tile_w are axes of the depthwise algorithm only")
+                              or self.group_channels is not None or any(tile.tile_w is not None for tile in self.tiles)):
+            raise ValueError("filter_sizes, multipliers, group_channels and tiles[].tile_w are axes of the depthwise "
+                             "algorithm only")
         return self
 
 

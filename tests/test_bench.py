@@ -1,7 +1,10 @@
 """Benchmark building blocks: problem files, roofline, profiling rows and the summary maths."""
+import csv
+
 import pytest
 
-from gconv.bench.problems import pointwise_problems, read_problems, shape_class, synthetic_problems, write_problems
+from gconv.bench.problems import (pointwise_problems, read_problems, shape_class, synthetic_problems, tiny_group_problems,
+                                  write_problems)
 from gconv.bench.profile import profile_problem, summarise
 from gconv.heuristics.analytic import roofline_seconds
 from gconv.bench.timing import rotations_for
@@ -109,3 +112,32 @@ def test_median_ms_queues_a_sleep_so_gpu_times_exclude_host_launch_cost(monkeypa
     assert ms == 3.0
     assert log == ["run 0", "run 1", "sync", f"sleep {3 * timing.SLEEP_CYCLES_PER_REPEAT}",
                    "record", "run 2", "record", "record", "run 3", "record", "record", "run 4", "record", "sync"]
+
+
+def test_tiny_group_problems_are_seeded_and_fit_the_tiny_group_kernels():
+    problems = tiny_group_problems(16, seed=5150)
+    assert problems == tiny_group_problems(16, seed=5150) != tiny_group_problems(16, seed=1)
+    assert len(problems) == 48 and [p.direction.value for p in problems[:3]] == ["fwd", "bwd_data", "bwd_weight"]
+    assert {p.C for p in problems} == {2, 4} and {p.K for p in problems} <= {1, 2, 4}
+    assert all(p.Y == p.X in (3, 5, 7) and p.G >= 8 for p in problems)
+    committed = read_problems(REPO_ROOT / "bench" / "problems" / "tiny-groups-synthetic-bf16.csv")
+    assert committed == problems
+
+
+def test_compare_sweeps_leaves_a_family_out_of_before(tmp_path):
+    from gconv.bench.compare_sweeps import compare
+    from gconv.bench.rows import ROW_FIELDS, ProfileRow, csv_row
+
+    problem = Problem(direction="fwd", dtype="bf16", N=1, G=8, C=2, K=2, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
+    times = {"cudnn-heuristic": 2.0, "fwd_bf16_direct_p64c32_w4_v1": 4.0,
+             "fwd_bf16_depthwise_t4x8c16_f3_m2_cpg2_w2_v8": 0.5}
+    path = tmp_path / "sweep.csv"
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=ROW_FIELDS)
+        writer.writeheader()
+        for kernel, ms in times.items():
+            writer.writerow(csv_row(problem, ProfileRow(problem=problem.key, kernel=kernel, status="ok", time_ms=ms,
+                                                        tflops=None, gbs=None, roofline_pct=None)))
+    table = compare(path, path, ("without", "with"), before_without="_cpg")
+    assert table.splitlines()[-1] == "| fwd | 1 | 0.50x | 4.00x | 8.00x |"
+    assert compare(path, path, ("a", "b")).splitlines()[-1] == "| fwd | 1 | 4.00x | 4.00x | 1.00x |"

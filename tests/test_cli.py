@@ -37,13 +37,14 @@ def test_list_selects_by_filter_and_exports_json(capsys):
         "config": {"direction": "fwd", "dtype": "fp32", "algorithm": "igemm", "block_m": 128, "block_n": 64,
                    "block_k": 32, "num_warps": 4, "num_stages": 3, "pipeline": "persistent", "raster_group": 1,
                    "vector_width": 4, "groups_to_merge": 1, "split_k": 1, "tile_w": 0, "filter_size": 0,
-                   "multiplier": 0, "tap_major": False, "two_stage": False,
+                   "multiplier": 0, "group_channels": 0, "tap_major": False, "two_stage": False,
                    "explicit_gemm": False}}
 
 
 @pytest.mark.parametrize("text, message", [
     ("tile_nn >= 1", "error: unknown field 'tile_nn'; known fields: algorithm, block_k, block_m, block_n, direction, "
-                     "dtype, explicit_gemm, filter_size, groups_to_merge, multiplier, name, num_stages, num_warps, "
+                     "dtype, explicit_gemm, filter_size, group_channels, groups_to_merge, multiplier, name, num_stages, "
+                     "num_warps, "
                      "pipeline, raster_group, rule, split_k, tap_major, tile_k, tile_m, tile_n, tile_w, two_stage, "
                      "vector_width\n"
                      "    tile_nn >= 1\n"
@@ -63,10 +64,10 @@ def test_stats_shows_all_six_sets(capsys):
     assert table[0] == "Instances per set x direction x dtype"
     assert [row.split()[0] for row in table[3:]] == ["full", "full-tests", "tiny", "tests", "profiler", "default"]
     totals = {row.split()[0]: int(row.split()[-1]) for row in table[3:]}
-    assert 300 <= totals["full"] <= 3000
+    assert 300 <= totals["full"] <= 4000
     for quarter in ("tests", "profiler"):
         assert 0.15 <= totals[quarter] / totals["full"] <= 0.4
-    assert totals["tiny"] <= 48
+    assert totals["tiny"] <= 56
     assert "vector_width (bwd_weight)" in out and "split_k (bwd_weight)" in out
 
 
@@ -87,6 +88,14 @@ def test_explain_says_which_rule_admits_and_which_constraint_excludes(capsys):
     ]
     code, out, _ = run(capsys, "rules", "explain", "fwd_fp16_igemm_m64n64k32_w4_s2_ms_g8_v8_mg1")
     assert "    rule 'igemm-fwd' on sm_90: ADMITS" in out.splitlines()
+
+
+def test_explain_names_the_depthwise_axis_a_rule_lacks(capsys):
+    code, out, _ = run(capsys, "rules", "explain", "fwd_bf16_depthwise_t4x8c16_f3_m2_cpg8_w2_v8", "--rule-set", "full")
+    assert code == 0
+    assert "    rule 'tiny-groups-fwd' on sm_90: not in its axes: group_channels=8 not in [2, 4]" in out.splitlines()
+    code, out, _ = run(capsys, "rules", "explain", "fwd_bf16_depthwise_t4x8c32_f9_m1_w2_v8", "--rule-set", "full")
+    assert "    rule 'depthwise-fwd' on sm_90: not in its axes: filter_size=9 not in [3, 5, 7]" in out.splitlines()
 
 
 def test_explain_refuses_a_name_that_is_not_a_kernel_name(capsys):

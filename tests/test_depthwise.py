@@ -25,6 +25,22 @@ CASES = [
                                                                 stride_w=1, pad_h=2, pad_w=1, dil_h=1, dil_w=2)),
     ("bwd_weight_fp16_depthwise_t4x4c32_f7_m1_w4_v8_sk1", dict(N=2, G=40, K=1, Hi=11, Wi=12, Y=7, X=7, stride_h=1,
                                                                 stride_w=3, pad_h=3, pad_w=3, dil_h=1, dil_w=1)),
+    # Tiny groups (C/G = 2, 4: _cpg): the same, with groups no block divides and the channel loop in registers.
+    ("fwd_fp32_depthwise_t2x8c16_f3_m2_cpg2_w2_v1", dict(N=2, G=19, C=2, K=2, Hi=9, Wi=11, Y=3, X=3, stride_h=2,
+                                                          stride_w=1, pad_h=1, pad_w=2, dil_h=1, dil_w=2)),
+    ("fwd_fp16_depthwise_t4x8c16_f5_m1_cpg4_w4_v8", dict(N=1, G=24, C=4, K=1, Hi=12, Wi=10, Y=5, X=5, stride_h=1,
+                                                          stride_w=2, pad_h=2, pad_w=2, dil_h=1, dil_w=1)),
+    ("bwd_data_fp32_depthwise_t2x4c16_f3_m4_cpg2_w2_v1", dict(N=2, G=7, C=2, K=4, Hi=13, Wi=11, Y=3, X=3, stride_h=3,
+                                                               stride_w=2, pad_h=1, pad_w=2, dil_h=2, dil_w=1)),
+    ("bwd_data_fp16_depthwise_t4x8c16_f7_m1_cpg4_w4_v8", dict(N=1, G=16, C=4, K=1, Hi=9, Wi=14, Y=7, X=7,
+                                                               stride_h=2, stride_w=2, pad_h=3, pad_w=2, dil_h=1,
+                                                               dil_w=1)),
+    ("bwd_weight_fp32_depthwise_t2x8c16_f5_m2_cpg2_w4_v1_sk4", dict(N=3, G=9, C=2, K=2, Hi=10, Wi=9, Y=5, X=5,
+                                                                     stride_h=2, stride_w=1, pad_h=2, pad_w=1,
+                                                                     dil_h=1, dil_w=2)),
+    ("bwd_weight_fp16_depthwise_t2x8c16_f3_m1_cpg4_w4_v8_sk1", dict(N=2, G=24, C=4, K=1, Hi=11, Wi=12, Y=3, X=3,
+                                                                     stride_h=1, stride_w=3, pad_h=1, pad_w=1,
+                                                                     dil_h=1, dil_w=1)),
 ]
 
 
@@ -33,7 +49,7 @@ def test_depthwise_instance_matches_float64_reference(name, fields, tmp_path):
     config = KernelConfig.from_name(name)
     path = tmp_path / f"{name}.py"
     path.write_text(render(config, Provenance(("rules/x.yaml",), "test", (), "test")))
-    problem = Problem(direction=config.direction, dtype=config.dtype, C=1, **fields)
+    problem = Problem(direction=config.direction, dtype=config.dtype, **{"C": 1, **fields})
     assert unsupported_reason(config, problem) is None
     a, b = random_operands(problem, seed=7)
     out = poisoned_output(problem)
@@ -43,7 +59,7 @@ def test_depthwise_instance_matches_float64_reference(name, fields, tmp_path):
 
 
 @pytest.mark.parametrize("changes, reason", [
-    (dict(C=2), "depthwise kernels need one input channel per group (C=1), got C=2"),
+    (dict(C=2), "this depthwise kernel is built for C=1 input channel per group, got C=2"),
     (dict(K=1), "this depthwise kernel is built for channel multiplier K=2, got K=1"),
     (dict(X=5), "this depthwise kernel is built for a 3x3 filter, got 3x5"),
     (dict(G=12), "vector width 8 needs G % 8 == 0 (G=12)"),
@@ -52,6 +68,18 @@ def test_depthwise_instance_matches_float64_reference(name, fields, tmp_path):
 def test_depthwise_support_reasons(changes, reason):
     config = KernelConfig.from_name("fwd_bf16_depthwise_t4x8c32_f3_m2_w2_v8")
     fields = dict(direction="fwd", dtype="bf16", N=1, G=16, C=1, K=2, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
+    assert unsupported_reason(config, Problem(**fields)) is None
+    assert unsupported_reason(config, Problem(**{**fields, **changes})) == reason
+
+
+@pytest.mark.parametrize("changes, reason", [
+    (dict(C=4), "this depthwise kernel is built for C=2 input channels per group, got C=4"),
+    (dict(C=1), "this depthwise kernel is built for C=2 input channels per group, got C=1"),
+    (dict(K=2), "this depthwise kernel is built for channel multiplier K=4, got K=2"),
+])
+def test_tiny_group_support_reasons(changes, reason):
+    config = KernelConfig.from_name("bwd_weight_bf16_depthwise_t2x8c16_f3_m4_cpg2_w4_v8_sk16")
+    fields = dict(direction="bwd_weight", dtype="bf16", N=1, G=16, C=2, K=4, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
     assert unsupported_reason(config, Problem(**fields)) is None
     assert unsupported_reason(config, Problem(**{**fields, **changes})) == reason
 

@@ -80,6 +80,11 @@ def test_name_encodes_every_axis():
     assert (depthwise.algorithm, depthwise.block_m, depthwise.tile_h, depthwise.tile_w, depthwise.block_n,
             depthwise.filter_size, depthwise.multiplier, depthwise.num_warps, depthwise.vector_width,
             depthwise.split_k) == (Algorithm.depthwise, 32, 2, 16, 64, 5, 4, 8, 8, 16)
+    assert depthwise.group_channels == 1  # names without _cpg: one input channel per group
+    tiny = KernelConfig.from_name("bwd_data_bf16_depthwise_t4x8c16_f7_m2_cpg4_w2_v8")
+    assert (tiny.group_channels, tiny.multiplier, tiny.block_n) == (4, 2, 16)
+    assert tiny.name == "bwd_data_bf16_depthwise_t4x8c16_f7_m2_cpg4_w2_v8"
+    assert KernelConfig(**{**tiny.axes(), "group_channels": 1}).name == "bwd_data_bf16_depthwise_t4x8c16_f7_m2_w2_v8"
 
 
 @pytest.mark.parametrize("name, message", [
@@ -112,6 +117,9 @@ def test_from_name_rejects_bad_names(name, message):
      "Value error, depthwise filter_size must be odd (the square filter it unrolls), got 4"),
     (dict(algorithm="depthwise", block_k=1, num_stages=1, tile_w=0, filter_size=3, multiplier=1),
      "Value error, depthwise tile_w must be a power of two, got 0"),
+    (dict(algorithm="depthwise", block_k=1, num_stages=1, tile_w=8, filter_size=3, multiplier=1, group_channels=3),
+     "Value error, depthwise group_channels must be a power of two, got 3"),
+    (dict(group_channels=2), "Value error, the igemm algorithm has no group_channels axis: it must be 0"),
 ])
 def test_kernel_config_validation(changes, message):
     fields = dict(direction=Direction.fwd, dtype="fp16", algorithm="igemm", block_m=64, block_n=64, block_k=32,

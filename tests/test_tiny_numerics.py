@@ -45,6 +45,15 @@ SHAPES = {
                            dil_h=1, dil_w=1),
     "multiplier-d2": dict(N=1, G=6, C=1, K=2, Hi=7, Wi=7, Y=3, X=3, stride_h=2, stride_w=2, pad_h=2, pad_w=2,
                           dil_h=2, dil_w=2),
+    # Tiny groups (C = 2, 4), for the depthwise family's tiny-group kernels.
+    "tiny-groups-s2": dict(N=2, G=8, C=2, K=2, Hi=9, Wi=11, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1,
+                           dil_h=1, dil_w=1),
+    "tiny-groups-d2": dict(N=1, G=6, C=2, K=2, Hi=8, Wi=7, Y=3, X=3, stride_h=1, stride_w=1, pad_h=2, pad_w=2,
+                           dil_h=2, dil_w=2),
+    "tiny-groups-c4": dict(N=2, G=16, C=4, K=1, Hi=7, Wi=9, Y=3, X=3, stride_h=1, stride_w=1, pad_h=1, pad_w=1,
+                           dil_h=1, dil_w=1),
+    "tiny-groups-c4-s2": dict(N=1, G=8, C=4, K=1, Hi=10, Wi=9, Y=3, X=3, stride_h=2, stride_w=1, pad_h=1, pad_w=2,
+                              dil_h=1, dil_w=2),
 }
 
 

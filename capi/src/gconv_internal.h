@@ -21,7 +21,8 @@ enum {
 /* KernelConfig's axes, in schemas/kernel_config.py's field order (enums as indices). */
 typedef struct gconv_config {
     int direction, dtype, algorithm, block_m, block_n, block_k, num_warps, num_stages, pipeline, raster_group,
-        vector_width, groups_to_merge, split_k, tile_w, filter_size, multiplier, tap_major, two_stage, explicit_gemm;
+        vector_width, groups_to_merge, split_k, tile_w, filter_size, multiplier, group_channels, tap_major, two_stage,
+        explicit_gemm;
 } gconv_config;
 
 typedef struct gconv_entry {

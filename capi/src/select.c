@@ -92,9 +92,10 @@ gconv_status gconv_check_problem(const gconv_problem *problem, gconv_prob *p) {
 
 /* runtime/support.py _depthwise_reason */
 static const char *depthwise_reason(const gconv_config *c, const gconv_prob *p, char *buffer, size_t size) {
-    int64_t f = c->filter_size, m = c->multiplier, v = c->vector_width;
-    if (p->C != 1) {
-        REJECT("depthwise kernels need one input channel per group (C=1), got C=%lld", (long long)p->C);
+    int64_t f = c->filter_size, m = c->multiplier, channels = c->group_channels, v = c->vector_width;
+    if (p->C != channels) {
+        REJECT("this depthwise kernel is built for C=%lld input channel%s per group, got C=%lld", (long long)channels,
+               channels > 1 ? "s" : "", (long long)p->C);
     }
     if (p->K != m) {
         REJECT("this depthwise kernel is built for channel multiplier K=%lld, got K=%lld", (long long)m,
@@ -340,7 +341,8 @@ static wide resident_blocks_per_sm(const gconv_config *c) {
     if (c->algorithm == GCONV_ALGORITHM_IGEMM) accumulators = (wide)c->block_m * c->block_n / threads;
     if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE)
         accumulators = (wide)c->block_m * c->block_n * c->multiplier *
-                       (c->direction == GCONV_DIRECTION_BWD_WEIGHT ? c->filter_size : 1) / threads;
+                       (c->direction == GCONV_DIRECTION_BWD_WEIGHT ? c->filter_size : 1) *
+                       (c->direction == GCONV_DIRECTION_FWD ? 1 : c->group_channels) / threads;
     wide by_registers = a->registers_per_sm / ((accumulators + GCONV_REGISTERS_OVERHEAD_PER_THREAD) * threads);
     wide smem = c->algorithm == GCONV_ALGORITHM_IGEMM
                     ? (wide)c->num_stages * (c->block_m + c->block_n) * c->block_k * gconv_dtype_bytes(c->dtype) : 0;
