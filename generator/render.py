@@ -39,8 +39,8 @@ def signature(config: KernelConfig) -> list[tuple[str, str]]:
     element = f"*{config.dtype.triton}"
     args = []
     for pointer in _POINTERS[config.direction]:
-        accumulates = pointer == _OUTPUT_POINTER[config.direction] and (config.split_k > 1 or config.accumulates_fp32)
-        args.append((pointer, "*fp32" if accumulates else element))
+        partials = pointer == _OUTPUT_POINTER[config.direction] and config.writes_fp32_partials
+        args.append((pointer, "*fp32" if partials else element))
     args += [(name, "i32") for name in PROBLEM_ARGS + STRIDE_ARGS]
     if config.pipeline in (Pipeline.persistent, Pipeline.streamk):
         args.append(("num_programs", "i32"))

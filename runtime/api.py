@@ -14,6 +14,7 @@ from .device import arch_of, can_run_triton, interpreter_active
 from .kernels import load_kernel_module
 from .launch import run
 from .padding import pad_operands, padded_problem, unpad_result
+from .reference import result_shape
 from .registry import VENDOR_KERNEL, entries_by_name
 from .selection import KernelChoice, forced_choice, select
 from .vendor import vendor_run
@@ -92,7 +93,7 @@ def execute(problem: Problem, a: torch.Tensor, b: torch.Tensor, *, kernel: str |
     if choice.padding is not None:
         a, b = pad_operands(problem.direction, a, b, problem.G, choice.padding)
         target = padded_problem(problem, choice.padding)
-    shape = _RESULT_SHAPE[problem.direction](target)
+    shape = result_shape(target)
     if math.prod(shape) > validation.MAX_INDEX:
         raise ValueError(f"the result would have {math.prod(shape)} elements; gconv's kernels index with 32-bit "
                          f"integers (at most {validation.MAX_INDEX} elements per tensor)")
@@ -115,16 +116,9 @@ def _execute_sliced(problem: Problem, a: torch.Tensor, b: torch.Tensor, *, kerne
             result = part.float() if result is None else result.add_(part)
             continue
         if result is None:
-            result = torch.empty(_RESULT_SHAPE[direction](problem), dtype=a.dtype, device=a.device,
+            result = torch.empty(result_shape(problem), dtype=a.dtype, device=a.device,
                                  memory_format=torch.channels_last)
         result[n0:n1].copy_(part)
     if direction is Direction.bwd_weight:
         result = result.to(a.dtype).contiguous(memory_format=torch.channels_last)
     return result
-
-
-_RESULT_SHAPE = {
-    Direction.fwd: lambda p: p.output_shape,
-    Direction.bwd_data: lambda p: p.input_shape,
-    Direction.bwd_weight: lambda p: p.weight_shape,
-}

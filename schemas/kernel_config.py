@@ -137,6 +137,12 @@ class KernelConfig(BaseModel):
         return (self.split_k > 1 and not self.two_stage) or self.pipeline is Pipeline.streamk
 
     @property
+    def writes_fp32_partials(self) -> bool:
+        """Kernels whose output pointer is fp32 partial sums rather than the result: the accumulating ones above and
+        the two-stage splits' workspace slices (the runtime reduces and casts them)."""
+        return self.accumulates_fp32 or self.two_stage
+
+    @property
     def tile_h(self) -> int:
         """Depthwise: rows of the 2-D pixel tile a program owns (0 for the other algorithms)."""
         return self.block_m // self.tile_w if self.tile_w else 0
