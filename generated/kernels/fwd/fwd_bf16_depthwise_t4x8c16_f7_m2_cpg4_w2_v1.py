@@ -4,7 +4,7 @@
 # Admitted:   rule 'tiny-groups-fwd'
 # Regenerate: gconv generate --all
 """Grouped convolution forward for tiny groups (C/G = CPG), filter size, channels per group and filters per group
-fixed at compile time: the depthwise kernel with a channel loop folded into each tap.
+fixed at compile time: the depthwise kernel with the group's channels reduced in registers at each tap.
 
 Each program owns a BLOCK_H x BLOCK_W tile of output pixels x BLOCK_G groups x all M output channels of each
 group. The taps are unrolled; a tap reads the groups' CPG input channels as one contiguous [pixels, BLOCK_G*CPG]
