@@ -342,12 +342,19 @@ def test_c_run_equals_the_triton_jit_path(lib, direction, shape):
 def _device_problem(entry):
     """A small problem the instance runs (directly or after padding), shaped by its axes."""
     c = entry.config
-    if c.algorithm.value == "direct":
-        channels, groups = (1, max(16, c.vector_width)) if c.vector_width > 1 else (5, 3)
+    shape = dict(Y=3, X=3, stride_h=1, stride_w=2, pad_h=1, pad_w=1)
+    if c.algorithm.value == "depthwise":  # C/G and K/G fixed by the kernel; 16 groups fill any vector width
+        groups, channels, filters = 16, c.group_channels, c.multiplier
+        shape.update(Y=c.filter_size, X=c.filter_size)
+    elif c.algorithm.value == "direct":
+        (channels, groups) = (1, max(16, c.vector_width)) if c.vector_width > 1 else (5, 3)
+        filters = channels
     else:
         channels, groups = max(32, c.block_k), max(2, c.groups_to_merge)
-    return Problem(direction=c.direction, dtype=c.dtype, N=2, G=groups, C=channels, K=channels, Hi=9, Wi=10, Y=3,
-                   X=3, stride_h=1, stride_w=2, pad_h=1, pad_w=1)
+        filters = channels
+    if c.explicit_gemm:  # 1x1, stride 1, unpadded only
+        shape = dict(Y=1, X=1, stride_h=1, stride_w=1, pad_h=0, pad_w=0)
+    return Problem(direction=c.direction, dtype=c.dtype, N=2, G=groups, C=channels, K=filters, Hi=9, Wi=10, **shape)
 
 
 def test_every_library_kernel_on_the_device(lib):
