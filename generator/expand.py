@@ -49,11 +49,11 @@ def rule_candidates(rule: Rule, arch: ArchSpec) -> Iterator[dict]:
     for direction, dtype in itertools.product(rule.directions, rule.dtypes):
         for tile in rule.tiles:
             for (block_k, warps, tile_w, stages, pipeline, raster, vector, merge, split, filter_size,
-                 multiplier, group_channels, tap_major, two_stage, explicit_gemm) in itertools.product(
+                 multiplier, group_channels, tap_major, two_stage, explicit_gemm, sliding_rows) in itertools.product(
                 tile.block_k, tile.num_warps, tile.tile_w or [0], rule.num_stages, rule.pipelines,
                 rule.raster_groups, rule.vectors, rule.groups_to_merge, rule.split_k, rule.filter_sizes or [0],
                 rule.multipliers or [0], depthwise_group_channels(rule), rule.tap_major, rule.two_stage,
-                rule.explicit_gemm,
+                rule.explicit_gemm, rule.sliding_rows,
             ):
                 yield dict(
                     direction=direction, dtype=dtype, algorithm=rule.algorithm, block_m=tile.block_m,
@@ -61,7 +61,7 @@ def rule_candidates(rule: Rule, arch: ArchSpec) -> Iterator[dict]:
                     raster_group=raster, vector_width=vector.width(arch.max_vector_bytes, dtype),
                     groups_to_merge=merge, split_k=split, tile_w=tile_w, filter_size=filter_size,
                     multiplier=multiplier, group_channels=group_channels, tap_major=tap_major, two_stage=two_stage,
-                    explicit_gemm=explicit_gemm,
+                    explicit_gemm=explicit_gemm, sliding_rows=sliding_rows,
                 )
 
 

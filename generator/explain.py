@@ -39,6 +39,7 @@ def axis_mismatch(rule: Rule, config: KernelConfig, arch: ArchSpec) -> str | Non
         ("filter_size", config.filter_size, rule.filter_sizes or [0]),
         ("multiplier", config.multiplier, rule.multipliers or [0]),
         ("group_channels", config.group_channels, depthwise_group_channels(rule)),
+        ("sliding_rows", config.sliding_rows, rule.sliding_rows),
     ]
     for axis, value, allowed in more:
         if value not in allowed:

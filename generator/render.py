@@ -63,7 +63,23 @@ def _signature_dict_lines(config: KernelConfig) -> list[str]:
 
 
 def template_name(config: KernelConfig) -> str:
-    return f"{config.algorithm.value}_{config.direction.value}.py.j2"
+    family = "depthwise_sliding" if config.sliding_rows else config.algorithm.value
+    return f"{family}_{config.direction.value}.py.j2"
+
+
+def sliding_source_rows(config: KernelConfig) -> list[tuple[int, list[tuple[int, int]]]]:
+    """Sliding-rows depthwise: each source row j of a program's tile with the (output row i, filter row fy) pairs it
+    feeds. fwd reads input row h0 + j, where j = i * S + fy (S the row stride); bwd_data reads output-gradient row
+    oh0 + j, where j = i - fy + filter_size - 1 (stride 1: the filter runs backwards)."""
+    rows: dict[int, list[tuple[int, int]]] = {}
+    for i in range(config.tile_h):
+        for fy in range(config.filter_size):
+            if config.direction is Direction.fwd:
+                j = i * config.sliding_rows + fy
+            else:
+                j = i - fy + config.filter_size - 1
+            rows.setdefault(j, []).append((i, fy))
+    return sorted(rows.items())
 
 
 def render_context(config: KernelConfig, provenance: Provenance) -> dict:
@@ -112,6 +128,9 @@ def render_context(config: KernelConfig, provenance: Provenance) -> dict:
         "filter_size": config.filter_size,
         "multiplier": config.multiplier,
         "group_channels": config.group_channels,
+        "sliding_rows": config.sliding_rows,
+        "source_rows": sliding_source_rows(config) if config.sliding_rows else [],
+        "output_rows": list(range(config.tile_h)),
         "taps": list(range(config.filter_size)),  # depthwise bwd_weight: one accumulator per tap of a filter row
         "accumulator_shape": "(BLOCK_H * BLOCK_W, BLOCK_G, M, CPG)" if config.group_channels > 1 else
                              "(BLOCK_H * BLOCK_W, BLOCK_G)" if config.multiplier == 1 else

@@ -59,9 +59,24 @@ def _depthwise_reason(config: KernelConfig, problem: Problem) -> str | None:
         return f"this depthwise kernel is built for a {f}x{f} filter, got {p.Y}x{p.X}"
     if v > 1 and p.G % v:
         return f"vector width {v} needs G % {v} == 0 (G={p.G})"
+    if config.sliding_rows:
+        reason = _sliding_rows_reason(config, problem)
+        if reason is not None:
+            return reason
     blocks = cdiv(p.G, config.block_n)
     if blocks > MAX_GRID_Y:
         return f"depthwise launches G/{config.block_n} = {blocks} programs on grid axis 1, at most {MAX_GRID_Y}"
+    return None
+
+
+def _sliding_rows_reason(config: KernelConfig, problem: Problem) -> str | None:
+    p, s = problem, config.sliding_rows
+    if config.direction is Direction.bwd_data and (p.stride_h, p.stride_w) != (1, 1):
+        return f"this sliding-rows bwd_data kernel needs stride 1x1, got {p.stride_h}x{p.stride_w}"
+    if p.stride_h != s:
+        return f"this sliding-rows kernel is built for row stride {s}, got stride_h={p.stride_h}"
+    if p.dil_h != 1:
+        return f"sliding rows need row dilation 1, got dil_h={p.dil_h}"
     return None
 
 

@@ -13,19 +13,21 @@ _TOKEN_PIPELINES = {token: pipeline for pipeline, token in PIPELINE_TOKENS.items
 #   igemm:  {dir}_{dtype}_igemm_m{BM}n{BN}k{BK}_w{warps}_s{stages}_{ms|tma|pers|strk}_g{raster}_v{vec}_mg{merge}
 #           [_tm|_xg][_sk{split}[ts]]
 #   direct: {dir}_{dtype}_direct_p{pixels}c{channels}_w{warps}_v{vec}[_sk{split}]
-#   depthwise: {dir}_{dtype}_depthwise_t{tile_h}x{tile_w}c{channels}_f{filter}_m{multiplier}[_cpg{C}]_w{warps}_v{vec}
-#              [_sk{split}]
+#   depthwise: {dir}_{dtype}_depthwise_t{tile_h}x{tile_w}c{channels}_f{filter}_m{multiplier}[_cpg{C}][_sr{S}]_w{warps}
+#              _v{vec}[_sk{split}]
 # The split-K token is present exactly for bwd_weight, the only direction with a split reduction; _tm marks a
 # tap-major reduction (absent for the flat one, so that names measured before the axis existed still parse), _xg an
 # explicit GEMM (1x1, stride 1, no padding: pixels are GEMM rows as they lie); _cpg a depthwise-family kernel for more
-# than one input channel per group (absent for C/G = 1, the names measured before the axis existed); a `ts`
+# than one input channel per group (absent for C/G = 1, the names measured before the axis existed); _sr{S} a
+# depthwise kernel with sliding rows built for row stride S (absent for the per-tap kernels); a `ts`
 # after the split count marks a two-stage split reduction (fp32 workspace slices, then one summing pass).
 _NAME_RE = re.compile(
     r"^(?P<direction>fwd|bwd_data|bwd_weight)_(?P<dtype>fp16|bf16|fp32)_(?:"
     r"igemm_m(?P<bm>\d+)n(?P<bn>\d+)k(?P<bk>\d+)_w(?P<iw>\d+)_s(?P<stages>\d+)_(?P<pipe>ms|tma|pers|strk)"
     r"_g(?P<raster>\d+)_v(?P<iv>\d+)_mg(?P<merge>\d+)(?P<tm>_tm)?(?P<xg>_xg)?"
     r"|direct_p(?P<bp>\d+)c(?P<bc>\d+)_w(?P<dw>\d+)_v(?P<dv>\d+)"
-    r"|depthwise_t(?P<th>\d+)x(?P<tw>\d+)c(?P<gc>\d+)_f(?P<fs>\d+)_m(?P<mult>\d+)(?:_cpg(?P<cpg>\d+))?"
+    r"|depthwise_t(?P<th>\d+)x(?P<tw>\d+)c(?P<gc>\d+)_f(?P<fs>\d+)_m(?P<mult>\d+)"
+    r"(?:_cpg(?P<cpg>\d+))?(?:_sr(?P<sr>\d+))?"
     r"_w(?P<ww>\d+)_v(?P<wv>\d+))"
     r"(?:_sk(?P<split>\d+)(?P<ts>ts)?)?$"
 )
@@ -42,6 +44,10 @@ class KernelConfig(BaseModel):
     filter_size filter, a channel multiplier (K per group) and group_channels input channels per group (C: 1 for
     depthwise proper, 2 or 4 for tiny groups) fixed at compile time; those four axes are 0 (not an axis) for the
     other algorithms. A depthwise config given without group_channels has one input channel per group.
+
+    `sliding_rows` S > 0 (depthwise fwd with S = 1 or 2, bwd_data with S = 1; one channel per group) loads each
+    input row a pixel tile reaches once per filter column and adds it into every output row it reaches, one
+    accumulator per output row, for row stride S and row dilation 1; 0 is the per-tap kernel (each tap loads).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -63,6 +69,7 @@ class KernelConfig(BaseModel):
     filter_size: int = Field(0, ge=0, le=15)
     multiplier: int = Field(0, ge=0, le=64)
     group_channels: int = Field(0, ge=0, le=64)
+    sliding_rows: int = Field(0, ge=0, le=2)
     tap_major: bool = False
     two_stage: bool = False
     explicit_gemm: bool = False
@@ -99,7 +106,7 @@ class KernelConfig(BaseModel):
             raise ValueError("two_stage is an axis of the igemm bwd_weight kernels with split_k > 1 (each split "
                              "stores its partial tile in an fp32 workspace slice, one pass sums the slices)")
         if self.algorithm is not Algorithm.depthwise:
-            fixed.update(tile_w=0, filter_size=0, multiplier=0, group_channels=0)
+            fixed.update(tile_w=0, filter_size=0, multiplier=0, group_channels=0, sliding_rows=0)
         for field, value in fixed.items():
             if getattr(self, field) != value:
                 shown = value.value if isinstance(value, Pipeline) else value
@@ -118,6 +125,11 @@ class KernelConfig(BaseModel):
         if self.filter_size % 2 == 0:
             raise ValueError(f"depthwise filter_size must be odd (the square filter it unrolls), "
                              f"got {self.filter_size}")
+        if self.sliding_rows and (self.group_channels != 1 or self.direction is Direction.bwd_weight
+                                  or (self.direction is Direction.bwd_data and self.sliding_rows != 1)):
+            raise ValueError("sliding_rows is an axis of the depthwise kernels of one channel per group: fwd with row "
+                             f"stride 1 or 2, bwd_data with stride 1; got sliding_rows={self.sliding_rows} for "
+                             f"{self.direction.value} with group_channels={self.group_channels}")
 
     @property
     def accumulator_elements(self) -> int:
@@ -161,6 +173,7 @@ class KernelConfig(BaseModel):
         else:
             body = (f"depthwise_t{self.tile_h}x{self.tile_w}c{self.block_n}_f{self.filter_size}_m{self.multiplier}"
                     f"{f'_cpg{self.group_channels}' if self.group_channels > 1 else ''}"
+                    f"{f'_sr{self.sliding_rows}' if self.sliding_rows else ''}"
                     f"_w{self.num_warps}_v{self.vector_width}")
         tail = f"_sk{self.split_k}{'ts' if self.two_stage else ''}" if self.direction is Direction.bwd_weight else ""
         return f"{head}_{body}{tail}"
@@ -197,7 +210,8 @@ class KernelConfig(BaseModel):
         return cls(
             **common, algorithm=Algorithm.depthwise, block_m=int(parts["th"]) * int(parts["tw"]),
             tile_w=int(parts["tw"]), block_n=int(parts["gc"]), filter_size=int(parts["fs"]),
-            multiplier=int(parts["mult"]), group_channels=int(parts["cpg"] or 1), num_warps=int(parts["ww"]),
+            multiplier=int(parts["mult"]), group_channels=int(parts["cpg"] or 1), sliding_rows=int(parts["sr"] or 0),
+            num_warps=int(parts["ww"]),
             vector_width=int(parts["wv"]),
         )
 

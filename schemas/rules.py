@@ -102,10 +102,11 @@ class Rule(_Strict):
     tap_major: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
     two_stage: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
     explicit_gemm: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
+    sliding_rows: list[Annotated[int, Field(ge=0, le=2)]] = Field(default=[0], min_length=1)
     constraints: list[Constraint] = []
 
     @field_validator("directions", "dtypes", "num_stages", "pipelines", "raster_groups", "vectors", "split_k",
-                     "filter_sizes", "tap_major", "two_stage", "explicit_gemm")
+                     "filter_sizes", "tap_major", "two_stage", "explicit_gemm", "sliding_rows")
     @classmethod
     def _no_repeats(cls, values: list) -> list:
         return _unique(values, "the list")
@@ -129,9 +130,10 @@ class Rule(_Strict):
             if depthwise and not present:
                 raise ValueError(f"a depthwise rule needs {field}")
         if not depthwise and (self.filter_sizes is not None or self.multipliers is not None
-                              or self.group_channels is not None or any(tile.tile_w is not None for tile in self.tiles)):
-            raise ValueError("filter_sizes, multipliers, group_channels and tiles[].tile_w are axes of the depthwise "
-                             "algorithm only")
+                              or self.group_channels is not None or any(tile.tile_w is not None for tile in self.tiles)
+                              or self.sliding_rows != [0]):
+            raise ValueError("filter_sizes, multipliers, group_channels, sliding_rows and tiles[].tile_w are axes of "
+                             "the depthwise algorithm only")
         return self
 
 

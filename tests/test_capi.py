@@ -346,6 +346,8 @@ def _device_problem(entry):
     if c.algorithm.value == "depthwise":  # C/G and K/G fixed by the kernel; 16 groups fill any vector width
         groups, channels, filters = 16, c.group_channels, c.multiplier
         shape.update(Y=c.filter_size, X=c.filter_size)
+        if c.sliding_rows:  # built for one row stride; bwd_data for stride 1 along W too
+            shape.update(stride_h=c.sliding_rows, stride_w=1 if c.direction.value == "bwd_data" else 2)
     elif c.algorithm.value == "direct":
         (channels, groups) = (1, max(16, c.vector_width)) if c.vector_width > 1 else (5, 3)
         filters = channels
@@ -355,6 +357,17 @@ def _device_problem(entry):
     if c.explicit_gemm:  # 1x1, stride 1, unpadded only
         shape = dict(Y=1, X=1, stride_h=1, stride_w=1, pad_h=0, pad_w=0)
     return Problem(direction=c.direction, dtype=c.dtype, N=2, G=groups, C=channels, K=filters, Hi=9, Wi=10, **shape)
+
+
+@pytest.mark.parametrize("rule_set", ["tiny", "tests", "default"])
+def test_every_kernel_has_a_device_problem(rule_set):
+    """The GPU test below forces each library kernel onto _device_problem: it must be one the kernel runs (on the
+    CPU too, so that a new axis cannot break the GPU test unnoticed)."""
+    from gconv.runtime.registry import entries_by_name
+    from gconv.runtime.selection import candidate_for
+
+    entries = entries_by_name(rule_set)
+    assert [name for name, entry in entries.items() if candidate_for(entry, _device_problem(entry)) is None] == []
 
 
 def test_every_library_kernel_on_the_device(lib):

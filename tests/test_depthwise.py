@@ -41,6 +41,17 @@ CASES = [
     ("bwd_weight_fp16_depthwise_t2x8c16_f3_m1_cpg4_w4_v8_sk1", dict(N=2, G=24, C=4, K=1, Hi=11, Wi=12, Y=3, X=3,
                                                                      stride_h=1, stride_w=3, pad_h=1, pad_w=1,
                                                                      dil_h=1, dil_w=1)),
+    # Sliding rows (_sr): row strides 1 and 2, multipliers, W stride and dilation, tiles cut by the image edge.
+    ("fwd_fp32_depthwise_t4x8c16_f5_m1_sr1_w2_v1", dict(N=2, G=19, K=1, Hi=11, Wi=13, Y=5, X=5, stride_h=1,
+                                                         stride_w=2, pad_h=2, pad_w=1, dil_h=1, dil_w=2)),
+    ("fwd_fp16_depthwise_t4x8c16_f3_m2_sr2_w4_v8", dict(N=1, G=24, K=2, Hi=15, Wi=9, Y=3, X=3, stride_h=2,
+                                                         stride_w=1, pad_h=1, pad_w=0, dil_h=1, dil_w=1)),
+    ("fwd_fp32_depthwise_t8x4c16_f7_m4_sr1_w2_v1", dict(N=1, G=5, K=4, Hi=10, Wi=7, Y=7, X=7, stride_h=1,
+                                                         stride_w=1, pad_h=3, pad_w=3, dil_h=1, dil_w=1)),
+    ("bwd_data_fp32_depthwise_t4x8c16_f5_m2_sr1_w2_v1", dict(N=2, G=7, K=2, Hi=13, Wi=11, Y=5, X=5, stride_h=1,
+                                                              stride_w=1, pad_h=1, pad_w=2, dil_h=1, dil_w=2)),
+    ("bwd_data_fp16_depthwise_t8x8c16_f7_m1_sr1_w4_v8", dict(N=1, G=16, K=1, Hi=17, Wi=10, Y=7, X=7, stride_h=1,
+                                                              stride_w=1, pad_h=3, pad_w=3, dil_h=1, dil_w=1)),
 ]
 
 
@@ -82,6 +93,34 @@ def test_tiny_group_support_reasons(changes, reason):
     fields = dict(direction="bwd_weight", dtype="bf16", N=1, G=16, C=2, K=4, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
     assert unsupported_reason(config, Problem(**fields)) is None
     assert unsupported_reason(config, Problem(**{**fields, **changes})) == reason
+
+
+@pytest.mark.parametrize("name, changes, reason", [
+    ("fwd_bf16_depthwise_t4x16c64_f3_m1_sr2_w4_v8", dict(stride_h=1),
+     "this sliding-rows kernel is built for row stride 2, got stride_h=1"),
+    ("fwd_bf16_depthwise_t4x16c64_f3_m1_sr1_w4_v8", dict(dil_h=2, pad_h=2),
+     "sliding rows need row dilation 1, got dil_h=2"),
+    ("bwd_data_bf16_depthwise_t4x16c64_f3_m1_sr1_w4_v8", dict(stride_w=2),
+     "this sliding-rows bwd_data kernel needs stride 1x1, got 1x2"),
+])
+def test_sliding_rows_support_reasons(name, changes, reason):
+    config = KernelConfig.from_name(name)
+    fields = dict(direction=config.direction, dtype="bf16", N=1, G=16, C=1, K=1, Hi=9, Wi=9, Y=3, X=3,
+                  stride_h=config.sliding_rows, pad_h=1, pad_w=1)
+    assert unsupported_reason(config, Problem(**fields)) is None
+    assert unsupported_reason(config, Problem(**{**fields, **changes})) == reason
+
+
+def test_sliding_rows_pair_each_source_row_with_the_rows_it_feeds():
+    from gconv.generator.render import sliding_source_rows
+
+    fwd = KernelConfig.from_name("fwd_fp32_depthwise_t4x8c16_f3_m1_sr2_w2_v1")  # input row h0 + 2 * i + fy
+    assert sliding_source_rows(fwd) == [(0, [(0, 0)]), (1, [(0, 1)]), (2, [(0, 2), (1, 0)]), (3, [(1, 1)]),
+                                        (4, [(1, 2), (2, 0)]), (5, [(2, 1)]), (6, [(2, 2), (3, 0)]), (7, [(3, 1)]),
+                                        (8, [(3, 2)])]
+    data = KernelConfig.from_name("bwd_data_fp32_depthwise_t4x8c16_f3_m1_sr1_w2_v1")  # gradient row oh0 + i - fy + 2
+    assert sliding_source_rows(data) == [(0, [(0, 2)]), (1, [(0, 1), (1, 2)]), (2, [(0, 0), (1, 1), (2, 2)]),
+                                         (3, [(1, 0), (2, 1), (3, 2)]), (4, [(2, 0), (3, 1)]), (5, [(3, 0)])]
 
 
 def test_depthwise_grids():

@@ -85,6 +85,9 @@ def test_name_encodes_every_axis():
     assert (tiny.group_channels, tiny.multiplier, tiny.block_n) == (4, 2, 16)
     assert tiny.name == "bwd_data_bf16_depthwise_t4x8c16_f7_m2_cpg4_w2_v8"
     assert KernelConfig(**{**tiny.axes(), "group_channels": 1}).name == "bwd_data_bf16_depthwise_t4x8c16_f7_m2_w2_v8"
+    sliding = KernelConfig.from_name("fwd_fp16_depthwise_t8x8c128_f7_m2_sr2_w4_v8")
+    assert (sliding.sliding_rows, sliding.tile_h, sliding.multiplier, sliding.group_channels) == (2, 8, 2, 1)
+    assert KernelConfig(**{**sliding.axes(), "sliding_rows": 0}).name == "fwd_fp16_depthwise_t8x8c128_f7_m2_w4_v8"
 
 
 @pytest.mark.parametrize("name, message", [
@@ -120,6 +123,19 @@ def test_from_name_rejects_bad_names(name, message):
     (dict(algorithm="depthwise", block_k=1, num_stages=1, tile_w=8, filter_size=3, multiplier=1, group_channels=3),
      "Value error, depthwise group_channels must be a power of two, got 3"),
     (dict(group_channels=2), "Value error, the igemm algorithm has no group_channels axis: it must be 0"),
+    (dict(sliding_rows=1), "Value error, the igemm algorithm has no sliding_rows axis: it must be 0"),
+    (dict(algorithm="depthwise", block_k=1, num_stages=1, tile_w=8, filter_size=3, multiplier=1, group_channels=2,
+          sliding_rows=1),
+     "Value error, sliding_rows is an axis of the depthwise kernels of one channel per group: fwd with row stride 1 "
+     "or 2, bwd_data with stride 1; got sliding_rows=1 for fwd with group_channels=2"),
+    (dict(direction="bwd_data", algorithm="depthwise", block_k=1, num_stages=1, tile_w=8, filter_size=3,
+          multiplier=1, sliding_rows=2),
+     "Value error, sliding_rows is an axis of the depthwise kernels of one channel per group: fwd with row stride 1 "
+     "or 2, bwd_data with stride 1; got sliding_rows=2 for bwd_data with group_channels=1"),
+    (dict(direction="bwd_weight", algorithm="depthwise", block_k=1, num_stages=1, tile_w=8, filter_size=3,
+          multiplier=1, sliding_rows=1),
+     "Value error, sliding_rows is an axis of the depthwise kernels of one channel per group: fwd with row stride 1 "
+     "or 2, bwd_data with stride 1; got sliding_rows=1 for bwd_weight with group_channels=1"),
 ])
 def test_kernel_config_validation(changes, message):
     fields = dict(direction=Direction.fwd, dtype="fp16", algorithm="igemm", block_m=64, block_n=64, block_k=32,

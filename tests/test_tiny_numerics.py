@@ -45,6 +45,13 @@ SHAPES = {
                            dil_h=1, dil_w=1),
     "multiplier-d2": dict(N=1, G=6, C=1, K=2, Hi=7, Wi=7, Y=3, X=3, stride_h=2, stride_w=2, pad_h=2, pad_w=2,
                           dil_h=2, dil_w=2),
+    # Sliding rows (row dilation 1): W dilation at stride 1, a multiplier at row stride 2.
+    "depthwise-3x3-d2w": dict(N=1, G=16, C=1, K=1, Hi=10, Wi=11, Y=3, X=3, stride_h=1, stride_w=1, pad_h=1, pad_w=2,
+                              dil_h=1, dil_w=2),
+    "multiplier-s2": dict(N=2, G=8, C=1, K=2, Hi=11, Wi=8, Y=3, X=3, stride_h=2, stride_w=1, pad_h=1, pad_w=0,
+                          dil_h=1, dil_w=2),
+    "multiplier-s2x2": dict(N=1, G=5, C=1, K=2, Hi=12, Wi=9, Y=3, X=3, stride_h=2, stride_w=2, pad_h=0, pad_w=1,
+                            dil_h=1, dil_w=1),
     # Tiny groups (C = 2, 4), for the depthwise family's tiny-group kernels.
     "tiny-groups-s2": dict(N=2, G=8, C=2, K=2, Hi=9, Wi=11, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1,
                            dil_h=1, dil_w=1),
@@ -78,7 +85,8 @@ def test_tiny_instance_matches_float64_reference(entry, tmp_path_factory):
                 for label, shape in SHAPES.items()}
     supported = {label: p for label, p in problems.items() if unsupported_reason(config, p) is None}
     assert len(supported) >= 2, f"{entry.name} supports only {list(supported)}"
-    assert any(p.stride_h > 1 or p.dil_h > 1 for p in supported.values())
+    # Sliding rows need row dilation 1 (and bwd_data stride 1): a W dilation stands in for them.
+    assert any(p.stride_h > 1 or p.dil_h > 1 or (config.sliding_rows and p.dil_w > 1) for p in supported.values())
     bound = INTERPRETER_ERROR_BOUND[config.dtype]
     for label, problem in supported.items():
         a, b = random_operands(problem, seed=len(label))

@@ -7,6 +7,8 @@ import pytest
 from gconv.paths import REPO_ROOT
 from gconv.runtime.reference import INTERPRETER_ERROR_BOUND
 from gconv.runtime.registry import entries_by_name
+from gconv.runtime.support import unsupported_reason
+from gconv.schemas import Problem
 from gconv.runtime.verification import DEVICE_SHAPES, OperandCache, verify_instance
 
 SMALL = {
@@ -29,6 +31,21 @@ def test_device_shapes_cover_every_axis_the_issue_names():
     assert any(s["C"] % 2 and s["K"] % 2 for s in shapes)
     assert any(s.get("stride_h", 1) == 2 for s in shapes) and any(s.get("dil_h", 1) == 2 for s in shapes)
     assert any(s.get("pad_h", 0) > 0 for s in shapes)
+
+
+@pytest.mark.parametrize("rule_set", ["default", "full-tests"])
+def test_every_depthwise_instance_has_a_device_shape(rule_set):
+    """The device sweep runs each instance on the shapes it supports: a depthwise kernel (fixed filter, multiplier,
+    channels per group and, with sliding rows, row stride) must support at least one."""
+    def supported_somewhere(config):
+        problems = (Problem(direction=config.direction, dtype=config.dtype, **fields)
+                    for fields in DEVICE_SHAPES.values())
+        return any(unsupported_reason(config, problem) is None for problem in problems)
+
+    entries = entries_by_name(rule_set).values()
+    uncovered = [e.config.name for e in entries
+                 if e.config.algorithm.value == "depthwise" and not supported_somewhere(e.config)]
+    assert uncovered == []
 
 
 def test_an_instance_passes_on_every_shape_it_supports():

@@ -109,6 +109,17 @@ static const char *depthwise_reason(const gconv_config *c, const gconv_prob *p, 
         REJECT("vector width %lld needs G %% %lld == 0 (G=%lld)", (long long)v, (long long)v,
                (long long)p->G);
     }
+    if (c->sliding_rows) {
+        if (c->direction == GCONV_DIRECTION_BWD_DATA && (p->stride_h != 1 || p->stride_w != 1)) {
+            REJECT("this sliding-rows bwd_data kernel needs stride 1x1, got %lldx%lld", (long long)p->stride_h,
+                   (long long)p->stride_w);
+        }
+        if (p->stride_h != c->sliding_rows) {
+            REJECT("this sliding-rows kernel is built for row stride %d, got stride_h=%lld", c->sliding_rows,
+                   (long long)p->stride_h);
+        }
+        if (p->dil_h != 1) REJECT("sliding rows need row dilation 1, got dil_h=%lld", (long long)p->dil_h);
+    }
     wide blocks = cdiv(p->G, c->block_n);
     if (blocks > GCONV_MAX_GRID_Y) {
         REJECT("depthwise launches G/%d = %lld programs on grid axis 1, at most %d", c->block_n,
