@@ -37,13 +37,17 @@ class TrainConfig(BaseModel):
     cv_folds: int = Field(5, ge=2)
     seed: int = 0
     target: Target = "log_time"
+    # Rows near their problem's fastest kernel weigh more: 1 + near_best_weight * exp(-(log t - log t_best) / scale).
+    near_best_weight: float = Field(0.0, ge=0)
+    near_best_scale: float = Field(1.0, gt=0)
 
     @classmethod
     def load(cls, path: Path = DEFAULT_CONFIG) -> "TrainConfig":
         return cls.model_validate(yaml.safe_load(Path(path).read_text()))
 
     def lightgbm_params(self) -> dict:
-        params = self.model_dump(exclude={"num_boost_round", "cv_folds", "target"})
+        params = self.model_dump(exclude={"num_boost_round", "cv_folds", "target", "near_best_weight",
+                                          "near_best_scale"})
         return {**params, "verbosity": -1, "num_threads": 0, "deterministic": True, "force_row_wise": True}
 
 
@@ -75,12 +79,19 @@ def group_folds(count: int, folds: int, seed: int) -> list[list[int]]:
     return [order[i::folds] for i in range(folds)]
 
 
+def row_weights(table: ProblemTable, config: TrainConfig) -> np.ndarray:
+    """Training weight of each row: the selection only needs the fast end of a problem's ranking right."""
+    slower = table.log_times - table.log_times.min()
+    return 1.0 + config.near_best_weight * np.exp(-slower / config.near_best_scale)
+
+
 def fit(tables: list[ProblemTable], config: TrainConfig):
     import lightgbm
 
     features = np.vstack([t.features for t in tables])
     target = np.concatenate([t.targets for t in tables])
-    data = lightgbm.Dataset(features, target, feature_name=FEATURE_NAMES, free_raw_data=False)
+    weights = np.concatenate([row_weights(t, config) for t in tables])
+    data = lightgbm.Dataset(features, target, weight=weights, feature_name=FEATURE_NAMES, free_raw_data=False)
     return lightgbm.train(config.lightgbm_params(), data, num_boost_round=config.num_boost_round)
 
 
@@ -127,7 +138,8 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
                     "efficiency_mean": round(float(efficiency.mean()), 4),
                     "efficiency_p10": round(float(np.percentile(efficiency, 10)), 4),
                     "efficiency_min": round(float(efficiency.min()), 4)},
-        params=config.lightgbm_params() | {"seed": config.seed}, num_boost_round=config.num_boost_round,
+        params=config.lightgbm_params() | {"seed": config.seed, "near_best_weight": config.near_best_weight,
+                                           "near_best_scale": config.near_best_scale}, num_boost_round=config.num_boost_round,
         lightgbm_version=lightgbm.__version__, created=ModelMetadata.today())
     (out / METADATA_FILE).write_text(json.dumps(metadata.model_dump(), indent=1) + "\n")
     return metadata

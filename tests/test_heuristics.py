@@ -20,7 +20,7 @@ from gconv.heuristics.features import (FEATURE_NAMES, derived_features, feature_
 from gconv.heuristics.learning_curve import subset_sizes
 from gconv.heuristics.model import ModelError, SelectionModel, find_model, load_model, model_dir
 from gconv.heuristics.target import scale_ms
-from gconv.heuristics.train import TrainConfig, train
+from gconv.heuristics.train import ProblemTable, TrainConfig, row_weights, train
 from gconv.heuristics.validation import evaluate, model_ranker, report_table
 from gconv.paths import REPO_ROOT
 from gconv.runtime.registry import load_arch_spec
@@ -31,6 +31,14 @@ from gconv.schemas import KernelConfig, Problem
 SAMPLE = Path(__file__).parent / "data" / "train-sample-fwd-bf16.csv"
 HELD_OUT = REPO_ROOT / "bench" / "results" / "baseline-default-bf16.csv"
 SMALL_CONFIG = TrainConfig(num_boost_round=60, cv_folds=2, min_data_in_leaf=5, num_leaves=15, target="log_time")
+
+
+def test_rows_near_the_fastest_kernel_weigh_more():
+    times = np.log([2.0, 1.0, 4.0])
+    table = ProblemTable(["a", "b", "c"], np.zeros((3, 1)), times, np.zeros(3))
+    weights = row_weights(table, TrainConfig(near_best_weight=10, near_best_scale=0.7))
+    assert weights == pytest.approx([1 + 10 * 0.5 ** (1 / 0.7), 11.0, 1 + 10 * 0.25 ** (1 / 0.7)])
+    assert row_weights(table, TrainConfig()) == pytest.approx([1.0, 1.0, 1.0])  # the default: unweighted
 
 
 def test_feature_values_are_stable(data_regression):
