@@ -138,8 +138,8 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
                     "efficiency_mean": round(float(efficiency.mean()), 4),
                     "efficiency_p10": round(float(np.percentile(efficiency, 10)), 4),
                     "efficiency_min": round(float(efficiency.min()), 4)},
-        params=config.lightgbm_params() | {"seed": config.seed, "near_best_weight": config.near_best_weight,
-                                           "near_best_scale": config.near_best_scale}, num_boost_round=config.num_boost_round,
+        params=config.lightgbm_params() | config.model_dump(include={"seed", "near_best_weight", "near_best_scale"}),
+        num_boost_round=config.num_boost_round,
         lightgbm_version=lightgbm.__version__, created=ModelMetadata.today())
     (out / METADATA_FILE).write_text(json.dumps(metadata.model_dump(), indent=1) + "\n")
     return metadata

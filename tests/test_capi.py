@@ -349,7 +349,7 @@ def _device_problem(entry):
         if c.sliding_rows:  # built for one row stride; bwd_data for stride 1 along W too
             shape.update(stride_h=c.sliding_rows, stride_w=1 if c.direction.value == "bwd_data" else 2)
     elif c.algorithm.value == "direct":
-        (channels, groups) = (1, max(16, c.vector_width)) if c.vector_width > 1 else (5, 3)
+        channels, groups = (1, max(16, c.vector_width)) if c.vector_width > 1 else (5, 3)
         filters = channels
     else:
         channels, groups = max(32, c.block_k), max(2, c.groups_to_merge)
