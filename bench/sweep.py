@@ -56,6 +56,9 @@ class SweepOptions(BaseModel):
     retry_failed: bool = False
     measure: str = DEFAULT_MEASURE
     warm: str | None = DEFAULT_WARM
+    # Batches compiled then measured at a time (0: all compiled first). Compiling dominates a cold sweep; windows make
+    # a sweep stopped by a time limit keep the rows of every window it finished.
+    compile_window: int = Field(0, ge=0)
 
 
 @dataclass
@@ -147,7 +150,7 @@ def progress_text(*, done: int, total: int, rows: int, failures: int, elapsed: f
 def sweep(problems: list[Problem], out: Path, options: SweepOptions, *, progress: ProgressLine | None = None,
           clock: Callable[[], float] = time.monotonic) -> SweepReport:
     """Measure every missing (problem, kernel) row of problems into out; returns the rows and what failed."""
-    from .profile import plan_jobs, warm_cache
+    from .profile import plan_jobs
 
     progress = progress or ProgressLine()
     out = Path(out)
@@ -172,14 +175,6 @@ def sweep(problems: list[Problem], out: Path, options: SweepOptions, *, progress
                   f"{len(batches)} batches of <= {size} on GPU {','.join(options.gpus)}; rule set "
                   f"{options.rule_set!r}, arch {options.arch}"
                   + (f"; {left} with crash/timeout rows kept (--retry-failed retries them)" if left else ""))
-    if jobs and options.warm:
-        warm = load_callable(options.warm)
-        compile_jobs = [(j.problem, list(j.kernels)) for j in jobs if j.kernels]
-        failed = warm_cache(compile_jobs, options.rule_set, options.workers, warm=warm,
-                            progress=ProgressLine(progress.stream, tty=progress.tty, max_lines=20))
-        if failed:
-            progress.note(f"  {failed} compile chunks failed (the timed pass records their errors)")
-
     report = SweepReport(rows=[], selected=len(keys), measured=len(jobs), new_rows=0, failed_left=left)
     started, state = clock(), Counter()
 
@@ -199,10 +194,30 @@ def sweep(problems: list[Problem], out: Path, options: SweepOptions, *, progress
         if result.status != "ok":  # kept on screen (a terminal's progress line is redrawn) and in the log
             progress.note(f"  batch {result.batch.index} on GPU {result.gpu}: {result.detail}")
 
-    run_batches(batches, options, on_result)
+    window = options.compile_window or max(1, len(batches))
+    windows = [batches[i:i + window] for i in range(0, len(batches), window)]
+    for number, chunk in enumerate(windows, start=1):
+        if options.warm:
+            if len(windows) > 1:
+                progress.note(f"compile window {number}/{len(windows)}: batches {chunk[0].index}-{chunk[-1].index}")
+            warm_jobs(chunk, options, progress)
+        run_batches(chunk, options, on_result)
     progress.close()
     report.rows = [r for r in read_rows(out) if r["problem"] in keys]
     return report
+
+
+def warm_jobs(batches: list[Batch], options: SweepOptions, progress: ProgressLine) -> None:
+    """Compile the kernels of batches into Triton's cache on every core (options.warm per problem)."""
+    from .profile import warm_cache
+
+    compile_jobs = [(j.problem, list(j.kernels)) for batch in batches for j in batch.jobs if j.kernels]
+    if not compile_jobs:
+        return
+    failed = warm_cache(compile_jobs, options.rule_set, options.workers, warm=load_callable(options.warm),
+                        progress=ProgressLine(progress.stream, tty=progress.tty, max_lines=20))
+    if failed:
+        progress.note(f"  {failed} compile chunks failed (the timed pass records their errors)")
 
 
 def _check_options(options: SweepOptions) -> None:

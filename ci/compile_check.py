@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import traceback
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +44,34 @@ def compile_kernel(path: Path, arch: str, num_warps: int, num_stages: int, *, fu
                                     constexprs=constexprs or {}, attrs=attrs)
     target = GPUTarget("cuda", int(arch.removeprefix("sm_")), 32)
     return triton.compile(src, target=target, options={"num_warps": num_warps, "num_stages": num_stages})
+
+
+def divisibility_attrs(signature: dict[str, str], ints: tuple[str, ...] = ()) -> dict:
+    """Triton argument attributes: the pointers, and the integer arguments named in ints, divisible by 16 (as the JIT
+    marks an aligned tensor or a multiple of 16)."""
+    return {(i,): [["tt.divisibility", 16]] for i, (name, kind) in enumerate(signature.items())
+            if kind.startswith("*") or name in ints}
+
+
+def with_constants(signature: dict[str, str], ones: tuple[str, ...]) -> dict:
+    """compile_kernel's signature and constexprs with the arguments named in ones compiled in as the constant 1 (as
+    the JIT specialises an argument equal to 1); index keys, which every supported Triton accepts."""
+    return dict(signature={name: "constexpr" if name in ones else kind for name, kind in signature.items()},
+                constexprs={(list(signature).index(name),): 1 for name in ones})
+
+
+def global_loads(path: Path, arch: str, ints: tuple[str, ...] = (), ones: tuple[str, ...] = ()) -> Counter:
+    """The global loads (scalar, vector and cp.async) and integer divisions in the PTX of a generated kernel compiled
+    with its pointers and the integer arguments named in ints marked divisible by 16, and those named in ones compiled
+    in as the constant 1 (capi/aot.py, bench/aot_loads.py)."""
+    os.environ.pop("TRITON_INTERPRET", None)  # before the kernel's module imports Triton (see compile_kernel)
+    from gconv.runtime.kernels import import_kernel_module
+
+    module = import_kernel_module(path)
+    signature = module.SIGNATURE
+    ptx = compile_kernel(path, arch, module.NUM_WARPS, module.NUM_STAGES, **with_constants(signature, ones),
+                         attrs=divisibility_attrs(signature, ints)).asm["ptx"]
+    return Counter(re.findall(r"(?:ld\.global|cp\.async\.cg\.shared\.global|div\.s32|rem\.s32)[\w.]*", ptx))
 
 
 def compile_one(source: str, arch: str, num_warps: int, num_stages: int) -> CompileResult:

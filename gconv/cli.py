@@ -207,7 +207,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     options = dict(rule_set=active_rule_set(args.rule_set), arch=resolve_arch(args.arch), gpus=gpus,
                    batch_size=args.batch_size, batch_timeout_s=args.batch_timeout, warmup=args.warmup,
                    repeats=args.repeats, retry_failed=args.retry_failed, measure=args.measure,
-                   warm=None if args.warm == "none" else args.warm)
+                   warm=None if args.warm == "none" else args.warm, compile_window=args.compile_window)
     if args.workers:
         options["workers"] = args.workers
     try:
@@ -220,7 +220,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 def _cmd_train(args: argparse.Namespace) -> int:
     from gconv.heuristics.dataset import group_by_target, read_measurements
-    from gconv.heuristics.model import model_dir
+    from gconv.heuristics.model import SIBLING_DTYPES, model_dir
     from gconv.heuristics.train import TrainConfig, train
 
     config = TrainConfig.load(Path(args.config)) if args.config else TrainConfig.load()
@@ -235,8 +235,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
             model_dir(direction, dtype, args.arch)
         print(f"training {direction}/{dtype}/{args.arch} on {len(groups[(direction, dtype)])} problems ...",
               flush=True)
+        sibling = groups.get((direction, SIBLING_DTYPES.get(dtype)), []) if args.with_sibling_dtype else []
+        if sibling:
+            print(f"  and on {len(sibling)} {SIBLING_DTYPES[dtype]} problems (--with-sibling-dtype)", flush=True)
         metadata = train(groups[(direction, dtype)], direction=direction, dtype=dtype, arch=args.arch, out=out,
-                         data_files=files, rule_sets=args.rule_set, config=config)
+                         data_files=files, rule_sets=args.rule_set, config=config, sibling=sibling)
         metrics = ", ".join(f"{k} {v}" for k, v in metadata.cv_metrics.items())
         print(f"  {metadata.rows} rows, {metadata.problems} problems; {config.cv_folds}-fold CV by problem: "
               f"{metrics}; wrote {out}")
@@ -357,6 +360,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds before a batch's worker is killed and its unfinished problems marked timeout")
     sweep.add_argument("--gpus", default="auto", help="'auto' (every CUDA device) or indices, e.g. 0,1")
     sweep.add_argument("--workers", type=int, help="compile processes (default: all cores)")
+    sweep.add_argument("--compile-window", type=int, default=0, metavar="BATCHES",
+                       help="compile then measure this many batches at a time, so that a sweep stopped early keeps "
+                            "what it measured (default 0: compile every batch first)")
     sweep.add_argument("--warmup", type=int, default=3)
     sweep.add_argument("--repeats", type=int, default=10)
     sweep.add_argument("--retry-failed", action="store_true", help="measure rows with status crash/timeout again")
@@ -373,6 +379,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--dtype", nargs="+", choices=["fp16", "bf16", "fp32"])
     train.add_argument("--arch", default="sm_90")
     train.add_argument("--rule-set", nargs="+", default=["default"], help="rule sets the kernel pool came from")
+    train.add_argument("--with-sibling-dtype", action="store_true",
+                       help="train each fp16 / bf16 model on the other one's measured problems too (same element "
+                            "size and kernels); cross-validation still tests on the model's own dtype only")
     train.add_argument("--config", help="hyper-parameters (default heuristics/train.yaml)")
     train.add_argument("--out-root", help="models directory (default heuristics/models)")
     train.set_defaults(run=_cmd_train)

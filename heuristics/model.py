@@ -39,6 +39,9 @@ class ModelMetadata(BaseModel):
     data_sha256: str
     rows: int
     problems: int
+    # Problems of the sibling dtype (SIBLING_DTYPES: same element size, same kernels) trained on besides `problems`;
+    # they are in every cross-validation training fold and never in a test fold.
+    sibling_problems: int = 0
     cv_folds: int
     cv_metrics: dict[str, float]
     params: dict[str, float | int | str]

@@ -105,8 +105,12 @@ def selection_efficiency(booster, tables: list[ProblemTable]) -> list[float]:
 
 
 def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str, arch: str, out: Path,
-          data_files: list[Path], rule_sets: list[str], config: TrainConfig) -> ModelMetadata:
-    """Cross-validate by problem, train on everything, write out/model.txt and out/metadata.json."""
+          data_files: list[Path], rule_sets: list[str], config: TrainConfig,
+          sibling: list[ProblemMeasurements] = ()) -> ModelMetadata:
+    """Cross-validate by problem, train on everything, write out/model.txt and out/metadata.json.
+
+    sibling: measurements of the sibling dtype (heuristics/model.py SIBLING_DTYPES), trained on too: in every fold's
+    training part, never in its test part, so the CV metrics stay those of this dtype's problems."""
     import lightgbm
 
     if len(measurements) < config.cv_folds:
@@ -114,15 +118,16 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
                          f"(cv_folds) to cross-validate")
     spec = load_arch_spec(arch)
     tables = [problem_table(m, spec, config.target) for m in sorted(measurements, key=lambda m: m.problem.key)]
+    sibling_tables = [problem_table(m, spec, config.target) for m in sorted(sibling, key=lambda m: m.problem.key)]
     fold_efficiency, fold_rmse = [], []
     for held in group_folds(len(tables), config.cv_folds, config.seed):
         held_set = set(held)
-        booster = fit([t for i, t in enumerate(tables) if i not in held_set], config)
+        booster = fit([t for i, t in enumerate(tables) if i not in held_set] + sibling_tables, config)
         test = [tables[i] for i in held]
         fold_efficiency += selection_efficiency(booster, test)
         errors = np.concatenate([booster.predict(t.features, num_threads=1) - t.targets for t in test])
         fold_rmse.append(float(np.sqrt(np.mean(errors ** 2))))
-    booster = fit(tables, config)
+    booster = fit(tables + sibling_tables, config)
     out.mkdir(parents=True, exist_ok=True)
     booster.save_model(str(out / MODEL_FILE))
     digest = hashlib.sha256()
@@ -133,7 +138,8 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
         direction=direction, dtype=dtype, arch=arch, feature_version=FEATURE_VERSION, feature_names=FEATURE_NAMES, target=config.target,
         kernel_pool=sorted({name for t in tables for name in t.names}), rule_sets=rule_sets,
         data_files=[Path(p).as_posix() for p in data_files], data_sha256=digest.hexdigest(),
-        rows=int(sum(len(t.names) for t in tables)), problems=len(tables), cv_folds=config.cv_folds,
+        rows=int(sum(len(t.names) for t in tables + sibling_tables)), problems=len(tables),
+        sibling_problems=len(sibling_tables), cv_folds=config.cv_folds,
         cv_metrics={"rmse_log_time": round(float(np.mean(fold_rmse)), 4),
                     "efficiency_mean": round(float(efficiency.mean()), 4),
                     "efficiency_p10": round(float(np.percentile(efficiency, 10)), 4),

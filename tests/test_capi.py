@@ -339,40 +339,46 @@ def test_c_run_equals_the_triton_jit_path(lib, direction, shape):
     assert relative_error(out, expected.double().cpu()) < 1e-3, name
 
 
-def _device_problem(entry):
-    """A small problem the instance runs (directly or after padding), shaped by its axes."""
+def _device_problem(entry, aligned: bool = True):
+    """A small problem the instance runs (directly or after padding), shaped by its axes. aligned: its channel counts
+    and strides are multiples of 16, so gconv_run launches the aligned cubin of a vector-load kernel (capi/aot.py);
+    otherwise multiples of 8 only, and it launches the generic one."""
     c = entry.config
     shape = dict(Y=3, X=3, stride_h=1, stride_w=2, pad_h=1, pad_w=1)
-    if c.algorithm.value == "depthwise":  # C/G and K/G fixed by the kernel; 16 groups fill any vector width
-        groups, channels, filters = 16, c.group_channels, c.multiplier
+    if c.algorithm.value == "depthwise":  # C/G and K/G fixed by the kernel; 16 (24) groups fill any vector width
+        groups, channels, filters = (16 if aligned else 24), c.group_channels, c.multiplier
         shape.update(Y=c.filter_size, X=c.filter_size)
         if c.sliding_rows:  # built for one row stride; bwd_data for stride 1 along W too
             shape.update(stride_h=c.sliding_rows, stride_w=1 if c.direction.value == "bwd_data" else 2)
     elif c.algorithm.value == "direct":
-        channels, groups = (1, max(16, c.vector_width)) if c.vector_width > 1 else (5, 3)
+        channels, groups = (1, max(16, c.vector_width) + (0 if aligned else 8)) if c.vector_width > 1 else (5, 3)
         filters = channels
     else:
-        channels, groups = max(32, c.block_k), max(2, c.groups_to_merge)
+        channels, groups = max(32, c.block_k) + (0 if aligned else 8), max(2, c.groups_to_merge)
         filters = channels
     if c.explicit_gemm:  # 1x1, stride 1, unpadded only
         shape = dict(Y=1, X=1, stride_h=1, stride_w=1, pad_h=0, pad_w=0)
     return Problem(direction=c.direction, dtype=c.dtype, N=2, G=groups, C=channels, K=filters, Hi=9, Wi=10, **shape)
 
 
+@pytest.mark.parametrize("aligned", [True, False])
 @pytest.mark.parametrize("rule_set", ["tiny", "tests", "default"])
-def test_every_kernel_has_a_device_problem(rule_set):
+def test_every_kernel_has_a_device_problem(rule_set, aligned):
     """The GPU test below forces each library kernel onto _device_problem: it must be one the kernel runs (on the
     CPU too, so that a new axis cannot break the GPU test unnoticed)."""
     from gconv.runtime.registry import entries_by_name
     from gconv.runtime.selection import candidate_for
 
     entries = entries_by_name(rule_set)
-    assert [name for name, entry in entries.items() if candidate_for(entry, _device_problem(entry)) is None] == []
+    assert [name for name, entry in entries.items()
+            if candidate_for(entry, _device_problem(entry, aligned)) is None] == []
 
 
-def test_every_library_kernel_on_the_device(lib):
+@pytest.mark.parametrize("aligned", [True, False])
+def test_every_library_kernel_on_the_device(lib, aligned):
     """gconv_run with each instance forced (split-K workspaces, TMA scratch, persistent grids, padding copies)
-    against the float64 reference, outputs poisoned with NaN first."""
+    against the float64 reference, outputs poisoned with NaN first; on problems where the vector-load kernels run
+    their aligned cubins, then on problems where they run the generic ones."""
     reason = _gpu_reason(lib)
     if reason:
         pytest.skip(reason)
@@ -386,7 +392,7 @@ def test_every_library_kernel_on_the_device(lib):
     entries = entries_by_name(lib.rule_set)
     failures, padded = [], 0
     for name in lib.kernel_names():
-        problem = _device_problem(entries[name])
+        problem = _device_problem(entries[name], aligned)
         candidate = candidate_for(entries[name], problem)
         assert candidate is not None, f"{name}: no test problem for it"
         padded += candidate.padding is not None

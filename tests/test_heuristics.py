@@ -98,6 +98,24 @@ def test_trained_model_beats_random_selection_on_held_out_problems(split, traine
     assert report.efficiency_mean > random_efficiency
 
 
+def test_sibling_dtype_problems_train_every_fold_and_are_never_tested(split, trained, tmp_path):
+    """--with-sibling-dtype: fp16 twins of the bf16 training problems join every CV training fold, so each test
+    problem's own twin is learnt from (a leak only this construction has); the CV still tests bf16 problems only."""
+    from gconv.heuristics.dataset import ProblemMeasurements
+
+    def fp16_twin(m):
+        problem = m.problem.model_copy(update={"dtype": m.problem.dtype.__class__("fp16")})
+        return ProblemMeasurements(problem, {k.replace("_bf16_", "_fp16_"): v for k, v in m.kernels.items()})
+
+    twins = [fp16_twin(m) for m in split[0]]
+    metadata = train(split[0], direction="fwd", dtype="bf16", arch="sm_90", out=tmp_path / "fwd_bf16",
+                     data_files=[SAMPLE], rule_sets=["default"], config=SMALL_CONFIG, sibling=twins)
+    alone = trained[2]
+    assert (metadata.problems, metadata.sibling_problems, metadata.rows) == (11, 11, 2 * alone.rows)
+    assert metadata.kernel_pool == alone.kernel_pool  # the pool it selects from stays bf16
+    assert metadata.cv_metrics["efficiency_mean"] > max(alone.cv_metrics["efficiency_mean"], 0.95)
+
+
 def test_model_round_trips_and_refuses_what_it_cannot_trust(trained, tmp_path):
     _, out, _ = trained
     model = SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90")

@@ -152,6 +152,20 @@ def test_progress_line_redraws_on_a_tty_and_thins_out_in_a_log():
     assert log.stream.getvalue().splitlines() == ["compiled 3/10", "compiled 5/10", "compiled 8/10", "compiled 10/10"]
 
 
+def test_compile_windows_measure_each_window_before_compiling_the_next(tmp_path, monkeypatch):
+    """--compile-window 1: compile a batch, measure it, then the next, so a sweep stopped early keeps its rows."""
+    from gconv.bench import sweep as sweep_module
+
+    todo, out, seen = problems(5), tmp_path / "out.csv", []
+    monkeypatch.setattr(sweep_module, "warm_jobs", lambda batches, options, progress: seen.append(
+        ([b.index for b in batches], len({r["problem"] for r in read_rows(out)}) if out.exists() else 0)))
+    log = quiet()
+    sweep(todo, out, options(warm="sweep_fakes:warm", compile_window=1), progress=log)
+    assert seen == [([1], 0), ([2], 2), ([3], 4)]  # batches of 2 problems: each window sees the rows before it
+    assert set(pairs(read_rows(out))) == expected_pairs(todo)
+    assert "compile window 3/3: batches 3-3" in log.stream.getvalue()
+
+
 def test_warm_cache_logs_lines_not_carriage_returns(tmp_path):
     stream = io.StringIO()
     jobs = [(p, ["a", "b", "c"]) for p in problems(3)]

@@ -110,16 +110,37 @@ void gconv_launch_cleanup(void) {
     gconv_cuda_close();
 }
 
-/* Launch a binary: params are the kernel's arguments; Triton appends global and profile scratch pointers. */
+/* The binary's aligned twin when every integer argument it assumes divisible by 16 is (capi/aot.py), else binary. */
+static const gconv_binary *variant_for(const gconv_binary *binary, void **params, unsigned count) {
+    const gconv_binary *aligned = binary->aligned;
+    if (aligned == NULL) return binary;
+    for (unsigned i = 0; i < count && i < 64; i++)
+        if ((aligned->divisible16 >> i & 1) && *(const int32_t *)params[i] % 16 != 0) return binary;
+    return aligned;
+}
+
+/* Launch a binary: params are the kernel's arguments; those compiled in as constants are dropped (they must be 1),
+ * and Triton's global and profile scratch pointers appended. */
 static gconv_status launch(const gconv_cuda *cuda, const gconv_binary *binary, const int64_t grid[3], void **params,
                            unsigned count, CUstream stream) {
-    if (count != binary->num_params)
+    if (count != binary->num_params || count > 62)
         return gconv_fail(GCONV_STATUS_CUDA_ERROR, "internal: %u arguments for a kernel of %u", count,
                           binary->num_params);
     if (grid[0] > 2147483647LL || grid[1] > MAX_GRID_YZ || grid[2] > MAX_GRID_YZ)
         return gconv_fail(GCONV_STATUS_UNSUPPORTED, "launch grid %lldx%lldx%lld exceeds CUDA's limits",
                           (long long)grid[0], (long long)grid[1], (long long)grid[2]);
     if (grid[0] * grid[1] * grid[2] == 0) return GCONV_STATUS_SUCCESS;
+    binary = variant_for(binary, params, count);
+    void *passed[64];
+    unsigned kept = 0;
+    for (unsigned i = 0; i < count; i++) {
+        if (!(binary->constant >> i & 1)) {
+            passed[kept++] = params[i];
+        } else if (*(const int32_t *)params[i] != 1) {
+            return gconv_fail(GCONV_STATUS_CUDA_ERROR, "internal: argument %u is compiled in as 1 but is %d", i,
+                              *(const int32_t *)params[i]);
+        }
+    }
     CUfunction function;
     gconv_status status = function_of(cuda, binary, &function);
     if (status != GCONV_STATUS_SUCCESS) return status;
@@ -128,10 +149,10 @@ static gconv_status launch(const gconv_cuda *cuda, const gconv_binary *binary, c
         size_t bytes = (size_t)binary->scratch_size * (size_t)(grid[0] * grid[1] * grid[2]);
         CHECK("cuMemAllocAsync(global scratch)", cuda->cuMemAllocAsync(&scratch, bytes, stream));
     }
-    params[count] = &scratch;
-    params[count + 1] = &profile;
+    passed[kept] = &scratch;
+    passed[kept + 1] = &profile;
     CUresult result = cuda->cuLaunchKernel(function, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2],
-                                           32 * binary->num_warps, 1, 1, binary->shared, stream, params, NULL);
+                                           32 * binary->num_warps, 1, 1, binary->shared, stream, passed, NULL);
     if (scratch) cuda->cuMemFreeAsync(scratch, stream);
     if (result != CUDA_SUCCESS) return cuda_fail(cuda, "cuLaunchKernel", result);
     return GCONV_STATUS_SUCCESS;
@@ -250,10 +271,13 @@ size_t gconv_temporary_bytes(const gconv_prob *p, const gconv_choice *choice) {
     else if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && accumulates_fp32(&choice->entry->config) &&
              p->dtype != GCONV_DTYPE_FP32)
         total += (size_t)w * 4;
-    if (choice->entry->binary->scratch_size) {
+    const gconv_binary *binary = choice->entry->binary;
+    unsigned scratch = binary->scratch_size;
+    if (binary->aligned && binary->aligned->scratch_size > scratch) scratch = binary->aligned->scratch_size;
+    if (scratch) {
         int64_t grid[3];
         gconv_tile_grid(&choice->entry->config, &t, grid);
-        total += (size_t)choice->entry->binary->scratch_size * (size_t)(grid[0] * grid[1] * grid[2]);
+        total += (size_t)scratch * (size_t)(grid[0] * grid[1] * grid[2]);
     }
     return total;
 }
