@@ -1,7 +1,8 @@
-"""The global-load instructions of a generated kernel compiled as libgconv compiles its two cubins (generic: only
-the pointer arguments marked 16-byte aligned; aligned: capi/aot.py aligned_ints too) and as Triton's JIT compiles
-it for a typical aligned problem (sizes and activation strides divisible by 16 too). A CPU check of whether the
-ahead-of-time cubins keep the JIT's vector loads and cp.async pipelining; no GPU needed.
+"""The global loads and integer divisions of a generated kernel compiled as libgconv compiles its two cubins
+(generic: the pointer arguments marked 16-byte aligned; aligned: capi/aot.py aligned_ints too; both with the unit
+channel strides compiled in) and as Triton's JIT compiles it for a typical aligned problem (sizes and activation
+strides divisible by 16 too). A CPU check of whether the ahead-of-time cubins keep the JIT's vector loads and
+cp.async pipelining; no GPU needed.
 
     python bench/aot_loads.py [--rule-set default] NAME [NAME ...]
 """
@@ -19,7 +20,7 @@ def main() -> None:
     parser.add_argument("--rule-set", default="default")
     args = parser.parse_args()
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    from gconv.ci.compile_check import global_loads
+    from gconv.ci.compile_check import ptx_counts
     from gconv.paths import REPO_ROOT
     from gconv.runtime.registry import entries_by_name
 
@@ -33,7 +34,7 @@ def main() -> None:
         entry = entries[name]
         for label, ints in (("libgconv generic", ()), ("libgconv aligned", aot.aligned_ints(entry.config)),
                             ("JIT, aligned problem", ALIGNED_INTS)):
-            kinds = global_loads(REPO_ROOT / entry.source, "sm_90", ints)
+            kinds = ptx_counts(REPO_ROOT / entry.source, "sm_90", ints, aot.UNIT_STRIDES)
             print(f"{name}  {label}: " + ", ".join(f"{count} {kind}" for kind, count in sorted(kinds.items())))
 
 

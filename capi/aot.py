@@ -9,7 +9,8 @@ loads (vector width > 1) gets a second, aligned cubin: its channel counts and st
 divisible by 16 as well, which the JIT marks per call and without which Triton proves no vector alignment (the loads
 go 2 bytes at a time and the igemm kernels lose cp.async: bench/aot_loads.py). gconv_run launches it when the
 problem's values of those arguments are multiples of 16 (the binary's `divisible16` mask), else the generic one.
-The output is byte-stable for a given source, arch and Triton version (no timestamps, no absolute paths).
+Both have the unit channel strides (`UNIT_STRIDES`) compiled in as the constant 1 (the binary's `constant` mask:
+gconv_run does not pass them). The output is byte-stable for a given source, arch and Triton version (no timestamps, no absolute paths).
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def aligned_ints(config) -> tuple[str, ...]:
     """The integer arguments the aligned cubin of a kernel assumes divisible by 16: its channel dimension's counts and
     strides. The implicit GEMM walks C and K per group; the direct and depthwise kernels walk all G groups' channels
     (C and K per group are small there). Empty for scalar-load kernels (vector width 1): they get no aligned cubin.
-    Found by compiling with and without each hint (ci/compile_check.global_loads, tests/test_aot.py)."""
+    Found by compiling with and without each hint (ci/compile_check.ptx_counts, tests/test_aot.py)."""
     if config.vector_width == 1:
         return ()
     if config.algorithm.value == "igemm":
@@ -126,7 +127,6 @@ def main(argv: list[str] | None = None) -> int:
     arch = f"sm_{args.arch}"
     if args.source:
         from gconv.paths import display_path
-
         from gconv.schemas import KernelConfig
 
         path = Path(args.source).resolve()

@@ -60,10 +60,10 @@ def with_constants(signature: dict[str, str], ones: tuple[str, ...]) -> dict:
                 constexprs={(list(signature).index(name),): 1 for name in ones})
 
 
-def global_loads(path: Path, arch: str, ints: tuple[str, ...] = (), ones: tuple[str, ...] = ()) -> Counter:
+def ptx_counts(path: Path, arch: str, ints: tuple[str, ...] = (), ones: tuple[str, ...] = ()) -> Counter:
     """The global loads (scalar, vector and cp.async) and integer divisions in the PTX of a generated kernel compiled
     with its pointers and the integer arguments named in ints marked divisible by 16, and those named in ones compiled
-    in as the constant 1 (capi/aot.py, bench/aot_loads.py)."""
+    in as the constant 1 (tests/test_aot.py, bench/aot_loads.py)."""
     os.environ.pop("TRITON_INTERPRET", None)  # before the kernel's module imports Triton (see compile_kernel)
     from gconv.runtime.kernels import import_kernel_module
 

@@ -10,7 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from gconv.ci.compile_check import global_loads
+from gconv.ci.compile_check import ptx_counts
 from gconv.paths import REPO_ROOT
 from gconv.schemas import KernelConfig
 
@@ -46,7 +46,7 @@ def loads_in_fresh_process(name: str, aligned: bool, ones: tuple[str, ...] = aot
     """Compile as the build does: in a spawned interpreter (this session may have imported Triton to interpret)."""
     ints = aligned_ints(KernelConfig.from_name(name)) if aligned else ()
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(global_loads, source_of(name), "sm_90", ints, ones).result()
+        return pool.submit(ptx_counts, source_of(name), "sm_90", ints, ones).result()
 
 
 def test_the_aligned_depthwise_cubin_loads_16_bytes_at_a_time():

@@ -276,23 +276,29 @@ def test_learning_curve_halves_the_training_set_and_plots(tmp_path, capsys):
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
 @pytest.mark.parametrize("direction", ["fwd", "bwd_data", "bwd_weight"])
-def test_checked_in_models_are_reproducible_from_the_checked_in_data(direction, tmp_path):
-    shipped_dir = model_dir(direction, "bf16", "sm_90")
-    shipped = SelectionModel.load(shipped_dir, direction=direction, dtype="bf16", arch="sm_90")
+def test_checked_in_models_are_reproducible_from_the_checked_in_data(direction, dtype, tmp_path):
+    from gconv.heuristics.model import SIBLING_DTYPES
+
+    shipped_dir = model_dir(direction, dtype, "sm_90")
+    shipped = SelectionModel.load(shipped_dir, direction=direction, dtype=dtype, arch="sm_90")
     files = [REPO_ROOT / f for f in shipped.metadata.data_files]
     assert shipped.metadata.data_sha256 == hashlib.sha256(b"".join(f.read_bytes() for f in sorted(files))).hexdigest()
     groups = group_by_target(read_measurements(files))
-    out = model_dir(direction, "bf16", "sm_90", tmp_path)
-    again = train(groups[(direction, "bf16")], direction=direction, dtype="bf16", arch="sm_90", out=out,
-                  data_files=files, rule_sets=["default"], config=TrainConfig.load())
+    sibling = groups[(direction, SIBLING_DTYPES[dtype])] if shipped.metadata.sibling_problems else []
+    out = model_dir(direction, dtype, "sm_90", tmp_path)
+    again = train(groups[(direction, dtype)], direction=direction, dtype=dtype, arch="sm_90", out=out,
+                  data_files=files, rule_sets=["default"], config=TrainConfig.load(), sibling=sibling)
     assert again.data_sha256 == shipped.metadata.data_sha256
+    assert again.sibling_problems == shipped.metadata.sibling_problems
     assert again.cv_metrics == shipped.metadata.cv_metrics and again.kernel_pool == shipped.metadata.kernel_pool
-    retrained = SelectionModel.load(out, direction=direction, dtype="bf16", arch="sm_90")
+    retrained = SelectionModel.load(out, direction=direction, dtype=dtype, arch="sm_90")
     arch = load_arch_spec("sm_90")
     for m in list(read_measurements([HELD_OUT]).values())[:6]:
         if m.problem.direction.value == direction:
-            configs = [KernelConfig.from_name(n) for n in sorted(m.kernels)]
-            candidates = [(c, runs_as(c, m.problem)) for c in configs]
-            assert np.allclose(shipped.predict_ms(m.problem, candidates, arch),
-                               retrained.predict_ms(m.problem, candidates, arch), rtol=1e-9)
+            problem = m.problem.model_copy(update={"dtype": m.problem.dtype.__class__(dtype)})
+            configs = [KernelConfig.from_name(n.replace("_bf16_", f"_{dtype}_")) for n in sorted(m.kernels)]
+            candidates = [(c, runs_as(c, problem)) for c in configs]
+            assert np.allclose(shipped.predict_ms(problem, candidates, arch),
+                               retrained.predict_ms(problem, candidates, arch), rtol=1e-9)
