@@ -114,7 +114,7 @@ void gconv_launch_cleanup(void) {
 static const gconv_binary *variant_for(const gconv_binary *binary, void **params, unsigned count) {
     const gconv_binary *aligned = binary->aligned;
     if (aligned == NULL) return binary;
-    for (unsigned i = 0; i < count && i < 64; i++)
+    for (unsigned i = 0; i < count; i++) /* count <= 62: launch checks it first */
         if ((aligned->divisible16 >> i & 1) && *(const int32_t *)params[i] % 16 != 0) return binary;
     return aligned;
 }
