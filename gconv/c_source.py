@@ -169,12 +169,18 @@ def pool_names(model: SelectionModel) -> list[str]:
 
 
 def feature_version_check() -> list[str]:
-    """A preprocessor guard: compiling fails when capi/src/model.c computes another feature version than Python."""
-    from gconv.heuristics.features import FEATURE_NAMES, FEATURE_VERSION
+    """A preprocessor guard: compiling fails when capi/src/model.c computes another feature version than Python, or
+    reads a column at another index (the analytic estimate; the problem features come first, the same in every row)."""
+    from gconv.heuristics.features import FEATURE_NAMES, FEATURE_VERSION, PROBLEM_FEATURES
 
+    analytic = FEATURE_NAMES.index("log2_analytic_seconds")
     return [f"#if GCONV_FEATURE_VERSION != {FEATURE_VERSION} || GCONV_FEATURE_COUNT != {len(FEATURE_NAMES)}",
             f'#error "heuristics/features.py computes feature version {FEATURE_VERSION} ({len(FEATURE_NAMES)} '
             f'features) but capi/src/model.c another: port the features to C"',
+            "#endif",
+            f"#if GCONV_FEATURE_ANALYTIC_SECONDS != {analytic} || GCONV_PROBLEM_FEATURE_COUNT != {len(PROBLEM_FEATURES)}",
+            f'#error "heuristics/features.py has log2_analytic_seconds at column {analytic} and {len(PROBLEM_FEATURES)} '
+            f'problem features: update gconv_internal.h"',
             "#endif", ""]
 
 

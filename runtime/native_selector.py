@@ -77,13 +77,14 @@ class CModel(ctypes.Structure):
 class CPick(ctypes.Structure):
     _fields_ = [("index", ctypes.c_int64), ("candidates", ctypes.c_int64), ("padded_C", ctypes.c_int64),
                 ("padded_K", ctypes.c_int64), ("key", ctypes.c_double), ("skipped", ctypes.c_int64),
-                ("by_model", ctypes.c_int64)]
+                ("by_model", ctypes.c_int64), ("tree_walks", ctypes.c_int64)]
 
 
 class Pick(NamedTuple):
     """What the C selector chose (gconv_pick): a pool index, how many candidates it chose among, the channels per group
     the pick runs at, its key (the model's predicted milliseconds, or the rule's estimated seconds), the candidates
-    the model's kernel pool lacks (not scored), and whether the model picked (not the rule, when it knew none)."""
+    the model's kernel pool lacks (not scored), whether the model picked (not the rule, when it knew none), and how many
+    of its trees the search walked (fewer than candidates x trees: candidates that could not win were dropped early)."""
 
     index: int
     candidates: int
@@ -92,6 +93,7 @@ class Pick(NamedTuple):
     key: float
     skipped: int
     by_model: bool
+    tree_walks: int
 
 
 def _compiler() -> str:
@@ -221,7 +223,7 @@ class NativeSelector:
         if pick.index < 0:
             return None
         return Pick(pick.index, pick.candidates, pick.padded_C, pick.padded_K, pick.key, pick.skipped,
-                    bool(pick.by_model))
+                    bool(pick.by_model), pick.tree_walks)
 
 
 def enabled() -> bool:

@@ -207,3 +207,46 @@ def test_select_says_what_the_model_did_not_know(monkeypatch):
         choice = gconv.select(problem, arch=ARCH, rule_set="default")
         assert choice.reason == reason.format(known=known, skipped=count - known, count=count)
     selection.clear_cache()
+
+
+def test_the_search_walks_fewer_trees_than_candidates_times_trees(selector):
+    """gconv_model_least drops a candidate once its trees so far plus the least the rest can add exceed the best key:
+    the picks stay Python's (test_c_picks_what_python_picks), the winner walks every tree, the others far fewer."""
+    walked = every = 0
+    for problem in seeded_problems(41, 150, ("bf16",)):
+        model = _model(problem)
+        pick = selector.choose(problem, selection._pool("default", problem.direction, problem.dtype, ARCH), model)
+        if pick is None or not pick.by_model:
+            continue
+        trees = model.booster.num_trees()
+        assert trees <= pick.tree_walks <= pick.candidates * trees, problem.key
+        walked += pick.tree_walks
+        every += pick.candidates * trees
+    assert every > 100_000 and walked < 0.75 * every, (walked, every)
+
+
+@pytest.mark.parametrize("target", ["log_time_over_roofline", "log_time_over_analytic"])
+def test_c_picks_what_python_picks_for_every_training_target(selector, target, tmp_path):
+    """Models whose time is scaled by the roofline or by each candidate's analytic estimate (read from its feature row
+    by column index): C and Python agree, so the index C reads is the one Python reads."""
+    from gconv.heuristics.dataset import read_measurements
+    from gconv.heuristics.train import TrainConfig, train
+
+    sample = Path(__file__).parent / "data" / "train-sample-fwd-bf16.csv"
+    measured = [m for m in read_measurements([sample]).values() if m.problem.direction.value == "fwd"]
+    config = TrainConfig(num_boost_round=30, cv_folds=2, min_data_in_leaf=5, num_leaves=15, target=target)
+    train(measured, direction="fwd", dtype="bf16", arch=ARCH, out=tmp_path, data_files=[sample],
+          rule_sets=["default"], config=config)
+    model = SelectionModel.load(tmp_path, direction="fwd", dtype="bf16", arch=ARCH)
+    compared = 0
+    for problem in seeded_problems(51, 200, ("bf16",)):
+        if problem.direction.value != "fwd":
+            continue
+        python = selection.python_best(problem, "default", ARCH, model)
+        c = selection.native_best(selector, problem, "default", ARCH, model)
+        assert (c is None) == (python is None), problem.key
+        if c is not None:
+            assert (c.candidate.name, c.count, c.by_model) == (python.candidate.name, python.count, python.by_model)
+            assert c.key == pytest.approx(python.key, rel=1e-12), problem.key
+            compared += c.by_model
+    assert compared > 30

@@ -54,7 +54,8 @@ extern const unsigned char gconv_registry_json[];
  * (missing_type 0 None, 1 Zero, 2 NaN, as LightGBM encodes them); a root or child >= 0 is a node, < 0 is ~leaf. */
 #define GCONV_FEATURE_VERSION 7 /* heuristics/features.py FEATURE_VERSION that capi/src/model.c computes */
 #define GCONV_FEATURE_COUNT 56  /* len(FEATURE_NAMES) */
-#define GCONV_FEATURE_ANALYTIC_SECONDS 52 /* FEATURE_NAMES.index("log2_analytic_seconds") */
+#define GCONV_FEATURE_ANALYTIC_SECONDS 53 /* FEATURE_NAMES.index("log2_analytic_seconds") */
+#define GCONV_PROBLEM_FEATURE_COUNT 23    /* len(PROBLEM_FEATURES): the first columns, the same in every candidate's row */
 enum { GCONV_TARGET_LOG_TIME = 0, GCONV_TARGET_LOG_TIME_OVER_ROOFLINE = 1, GCONV_TARGET_LOG_TIME_OVER_ANALYTIC = 2 };
 
 typedef struct gconv_tree_node {
@@ -124,6 +125,7 @@ typedef struct gconv_pick {
     double key;
     int64_t skipped;  /* candidates outside the model's kernel pool, not scored */
     int64_t by_model; /* 0 with a model: it knew none of the candidates, and the rule picked among them all */
+    int64_t tree_walks; /* the model's trees walked, over all candidates (fewer than candidates x trees: pruned) */
 } gconv_pick;
 
 GCONV_HIDDEN void gconv_pick_best(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model,
@@ -148,6 +150,8 @@ GCONV_HIDDEN const gconv_model *gconv_model_for(int direction, int dtype);
 GCONV_HIDDEN void gconv_features(const gconv_config *config, const gconv_prob *problem, const gconv_prob *runs,
                                  double features[GCONV_FEATURE_COUNT]);
 GCONV_HIDDEN double gconv_model_raw(const gconv_model *model, const double features[GCONV_FEATURE_COUNT]);
+GCONV_HIDDEN size_t gconv_model_least(const gconv_model *model, const gconv_prob *problem, double *rows, size_t n,
+                                      const char *const *names, double *key, int64_t *walks);
 GCONV_HIDDEN double gconv_model_predicted_ms(const gconv_model *model, const gconv_config *config,
                                              const gconv_prob *problem, int64_t padded_C, int64_t padded_K,
                                              double *raw);

@@ -3,6 +3,7 @@
  * capi/cmake_tool.py models converts from heuristics/models/<arch>/ (gconv_models.c). tests/test_capi.py checks
  * the rows against feature_matrix, the raw scores against Booster.predict and the choices against gconv.select. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gconv_internal.h"
@@ -204,24 +205,42 @@ static int32_t decide(const gconv_tree_node *split, const double *row) {
     return left ? split->left : split->right;
 }
 
-/* The raw score of one row: the leaf values its walks reach, summed in tree order from 0 -- bit for bit LightGBM's. A
- * plain model's row reads NaN as 0 up front, and its splits only compare. (Walking 8 rows in lockstep, or
- * QuickScorer's bitvectors, measured no faster on the CI-class CPU.) */
-double gconv_model_raw(const gconv_model *m, const double features[GCONV_FEATURE_COUNT]) {
-    double row[GCONV_FEATURE_COUNT];
+/* A feature row as LightGBM reads it: |value| <= kZeroThreshold is 0, and a plain model reads NaN as 0 too. */
+static void model_row(const gconv_model *m, const double *features, double *row) {
     for (int i = 0; i < GCONV_FEATURE_COUNT; i++)
         row[i] = (fabs(features[i]) > LGBM_ZERO_THRESHOLD || (!m->plain && isnan(features[i]))) ? features[i] : 0.0;
+}
+
+static int32_t next_node(const gconv_model *m, const gconv_tree_node *split, const double *row) {
+    return m->plain ? (row[split->feature] <= split->threshold ? split->left : split->right) : decide(split, row);
+}
+
+/* The leaf value one tree gives a model row. */
+static double tree_value(const gconv_model *m, int32_t tree, const double *row) {
+    int32_t node = m->roots[tree];
+    while (node >= 0) node = next_node(m, &m->nodes[node], row);
+    return m->leaves[~node];
+}
+
+/* The raw score of one row: the leaf values its walks reach, summed in tree order from 0 -- bit for bit LightGBM's.
+ * (Walking 8 rows in lockstep, or QuickScorer's bitvectors, measured no faster on the CI-class CPU.) */
+double gconv_model_raw(const gconv_model *m, const double features[GCONV_FEATURE_COUNT]) {
+    double row[GCONV_FEATURE_COUNT];
+    model_row(m, features, row);
     double sum = 0.0;
-    for (int32_t t = 0; t < m->trees; t++) {
-        int32_t node = m->roots[t];
-        while (node >= 0) {
-            const gconv_tree_node *split = &m->nodes[node];
-            node = m->plain ? (row[split->feature] <= split->threshold ? split->left : split->right)
-                            : decide(split, row);
-        }
-        sum += m->leaves[~node];
-    }
+    for (int32_t t = 0; t < m->trees; t++) sum += tree_value(m, t, row);
     return sum;
+}
+
+/* heuristics/target.py scale_ms: the milliseconds exp(raw) is in units of (1 for log_time). */
+static double target_scale_ms(const gconv_model *m, const gconv_prob *p, const double features[GCONV_FEATURE_COUNT]) {
+    if (m->target == GCONV_TARGET_LOG_TIME_OVER_ROOFLINE) {
+        double compute = (double)gconv_flops_exact(p) / (gconv_roofline_tflops[p->dtype] * 1e12);
+        double memory = (double)gconv_problem_bytes(p) / (gconv_roofline_bandwidth_gbs * 1e9);
+        return dmax(compute, memory) * 1e3;
+    }
+    if (m->target == GCONV_TARGET_LOG_TIME_OVER_ANALYTIC) return exp2(features[GCONV_FEATURE_ANALYTIC_SECONDS]) * 1e3;
+    return 1.0;
 }
 
 /* heuristics/model.py predict_ms: exp(raw) * scale_ms (heuristics/target.py) for one candidate. */
@@ -230,16 +249,87 @@ double gconv_model_predicted_ms(const gconv_model *m, const gconv_config *c, con
     double features[GCONV_FEATURE_COUNT];
     gconv_prob runs = gconv_with_channels(p, padded_C, padded_K);
     gconv_features(c, p, &runs, features);
-    double raw = gconv_model_raw(m, features), scale = 1.0;
+    double raw = gconv_model_raw(m, features);
     if (raw_out) *raw_out = raw;
-    if (m->target == GCONV_TARGET_LOG_TIME_OVER_ROOFLINE) {
-        double compute = (double)gconv_flops_exact(p) / (gconv_roofline_tflops[p->dtype] * 1e12);
-        double memory = (double)gconv_problem_bytes(p) / (gconv_roofline_bandwidth_gbs * 1e9);
-        scale = dmax(compute, memory) * 1e3;
-    } else if (m->target == GCONV_TARGET_LOG_TIME_OVER_ANALYTIC) {
-        scale = exp2(features[GCONV_FEATURE_ANALYTIC_SECONDS]) * 1e3;
+    return exp(raw) * target_scale_ms(m, p, features);
+}
+
+/* The least leaf a subtree can give any candidate of the problem whose row is row: a split on a problem feature (the
+ * same in every candidate's row) goes the problem's way, any other split both ways. */
+static double least_reachable(const gconv_model *m, int32_t node, const double *row) {
+    if (node < 0) return m->leaves[~node];
+    const gconv_tree_node *split = &m->nodes[node];
+    if (split->feature < GCONV_PROBLEM_FEATURE_COUNT) return least_reachable(m, next_node(m, split, row), row);
+    return dmin(least_reachable(m, split->left, row), least_reachable(m, split->right, row));
+}
+
+typedef struct partial_score {
+    double sum; /* of the first trees' leaves */
+    size_t row;
+} partial_score;
+
+static int by_partial_sum(const void *a, const void *b) {
+    double x = ((const partial_score *)a)->sum, y = ((const partial_score *)b)->sum;
+    return (x > y) - (x < y);
+}
+
+/* Trees every candidate walks before the search orders them; after that, the most promising candidate goes first. */
+#define ORDERING_TREES 6
+/* A bound exceeds the best by more than this (in log milliseconds) before it drops a candidate: far above the
+ * rounding of the sums, so a candidate whose key could tie or beat the best is always walked to the end. */
+#define BOUND_MARGIN 1e-9
+
+/* The row of the least (model key, name) of n candidates -- the key bit for bit gconv_model_predicted_ms's -- with
+ * its key in *key; the trees walked are added to *walks. rows holds each candidate's features (gconv_features),
+ * COUNT per row, and is rewritten. Without scratch memory it returns n, choosing none: the caller scores one by one.
+ *
+ * Every candidate walks the first ORDERING_TREES trees; then, in the order of those partial sums, each walks on until
+ * its sum so far plus the least leaves the remaining trees can reach (least_reachable) exceeds the best key found: it
+ * cannot win, and is dropped. The winner's sum is the full one, in tree order, so nothing changes but the work. */
+size_t gconv_model_least(const gconv_model *m, const gconv_prob *p, double *rows, size_t n, const char *const *names,
+                         double *key, int64_t *walks) {
+    int32_t trees = m->trees, ordering = trees < ORDERING_TREES ? trees : ORDERING_TREES;
+    double *rest = malloc(sizeof *rest * ((size_t)trees + 1) + sizeof(double) * n);
+    partial_score *order = malloc(sizeof *order * n);
+    if (rest == NULL || order == NULL) {
+        free(rest);
+        free(order);
+        return n;
     }
-    return exp(raw) * scale;
+    double *scales = rest + trees + 1;
+    for (size_t i = 0; i < n; i++) {
+        double *row = rows + i * GCONV_FEATURE_COUNT;
+        scales[i] = target_scale_ms(m, p, row);
+        model_row(m, row, row);
+    }
+    rest[trees] = 0.0; /* rest[t]: the least the trees t.. can add */
+    for (int32_t t = trees - 1; t >= 0; t--) rest[t] = rest[t + 1] + least_reachable(m, m->roots[t], rows);
+    for (size_t i = 0; i < n; i++) {
+        double sum = 0.0;
+        for (int32_t t = 0; t < ordering; t++) sum += tree_value(m, t, rows + i * GCONV_FEATURE_COUNT);
+        order[i] = (partial_score){sum, i};
+    }
+    *walks += (int64_t)n * ordering;
+    qsort(order, n, sizeof *order, by_partial_sum);
+    size_t best = n;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = order[k].row;
+        const double *row = rows + i * GCONV_FEATURE_COUNT;
+        double limit = best < n ? log(*key / scales[i]) + BOUND_MARGIN : INFINITY, sum = order[k].sum;
+        if (isnan(limit)) limit = INFINITY;
+        int32_t t = ordering;
+        for (; t < trees && sum + rest[t] <= limit; t++) sum += tree_value(m, t, row);
+        *walks += t - ordering;
+        if (t < trees) continue; /* cannot beat the best */
+        double candidate_key = exp(sum) * scales[i];
+        if (best == n || candidate_key < *key || (candidate_key == *key && strcmp(names[i], names[best]) < 0)) {
+            best = i;
+            *key = candidate_key;
+        }
+    }
+    free(rest);
+    free(order);
+    return best;
 }
 
 /* Testing entry point (gconv.h): one candidate's feature row and the model's raw score. */

@@ -461,26 +461,91 @@ static int knows(const gconv_model *m, const char *name) {
     return bsearch(&name, m->pool, (size_t)m->pool_size, sizeof *m->pool, by_name) != NULL;
 }
 
-/* The least key among the candidates of p in pool, ties by name -- Python's min over (key, name): the model's
- * predicted time of the candidates it knows, or (model NULL) the analytic time of all. Configs of another direction
- * or dtype are skipped. */
-static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
-    *pick = (gconv_pick){.index = -1};
-    const char *best_name = NULL;
+typedef struct candidate {
+    size_t index;
+    int64_t C, K;
+    const char *name;
+} candidate;
+
+static const gconv_config *pool_config(const gconv_pool *pool, size_t i) {
+    return (const gconv_config *)((const char *)pool->configs + i * pool->config_stride);
+}
+
+static const char *pool_name(const gconv_pool *pool, size_t i) {
+    return *(const char *const *)((const char *)pool->names + i * pool->name_stride);
+}
+
+/* least with a model, every candidate's features first, then gconv_model_least's pruned search; 0 (pick untouched)
+ * when its scratch memory cannot be had. */
+static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
+    candidate *found = malloc(sizeof *found * (pool->count ? pool->count : 1));
+    if (found == NULL) return 0;
+    size_t n = 0;
+    int64_t skipped = 0;
     for (size_t i = 0; i < pool->count; i++) {
-        const gconv_config *c = (const gconv_config *)((const char *)pool->configs + i * pool->config_stride);
+        const gconv_config *c = pool_config(pool, i);
         if (c->direction != p->direction || c->dtype != p->dtype) continue;
         int64_t C, K;
         if (!gconv_candidate_for(c, p, &C, &K)) continue;
-        const char *name = *(const char *const *)((const char *)pool->names + i * pool->name_stride);
+        const char *name = pool_name(pool, i);
+        if (!knows(model, name)) {
+            skipped++;
+            continue;
+        }
+        found[n++] = (candidate){i, C, K, name};
+    }
+    double *rows = malloc(sizeof *rows * GCONV_FEATURE_COUNT * (n ? n : 1));
+    const char **names = malloc(sizeof *names * (n ? n : 1));
+    int chosen = rows != NULL && names != NULL;
+    if (chosen) {
+        for (size_t k = 0; k < n; k++) {
+            gconv_prob runs = gconv_with_channels(p, found[k].C, found[k].K);
+            gconv_features(pool_config(pool, found[k].index), p, &runs, rows + k * GCONV_FEATURE_COUNT);
+            names[k] = found[k].name;
+        }
+        double key = 0.0;
+        int64_t walks = 0;
+        size_t best = n ? gconv_model_least(model, p, rows, n, names, &key, &walks) : 0;
+        chosen = n == 0 || best < n;
+        if (chosen) {
+            *pick = (gconv_pick){.index = -1, .candidates = (int64_t)n, .skipped = skipped, .tree_walks = walks};
+            if (n) {
+                pick->index = (int64_t)found[best].index;
+                pick->padded_C = found[best].C;
+                pick->padded_K = found[best].K;
+                pick->key = key;
+            }
+        }
+    }
+    free(found);
+    free(rows);
+    free(names);
+    return chosen;
+}
+
+/* The least key among the candidates of p in pool, ties by name -- Python's min over (key, name): the model's
+ * predicted time of the candidates it knows, or (model NULL) the analytic time of all. Configs of another direction
+ * or dtype are skipped. With a model, least_by_model finds the same pick walking fewer trees; this loop scores every
+ * candidate in full (without a model, or when least_by_model has no memory). */
+static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
+    *pick = (gconv_pick){.index = -1};
+    if (model && least_by_model(p, pool, model, pick)) return;
+    const char *best_name = NULL;
+    for (size_t i = 0; i < pool->count; i++) {
+        const gconv_config *c = pool_config(pool, i);
+        if (c->direction != p->direction || c->dtype != p->dtype) continue;
+        int64_t C, K;
+        if (!gconv_candidate_for(c, p, &C, &K)) continue;
+        const char *name = pool_name(pool, i);
         if (model && !knows(model, name)) {
             pick->skipped++;
             continue;
         }
         double key = model ? gconv_model_predicted_ms(model, c, p, C, K, NULL) : gconv_predicted_seconds(c, p, C, K);
         pick->candidates++;
+        pick->tree_walks += model ? model->trees : 0;
         if (pick->index < 0 || key < pick->key || (key == pick->key && strcmp(name, best_name) < 0)) {
-            *pick = (gconv_pick){(int64_t)i, pick->candidates, C, K, key, pick->skipped, 0};
+            *pick = (gconv_pick){(int64_t)i, pick->candidates, C, K, key, pick->skipped, 0, pick->tree_walks};
             best_name = name;
         }
     }
