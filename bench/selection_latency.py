@@ -7,7 +7,9 @@ by the compiled C selector (runtime/native_selector.py) and by the Python path, 
 - warm support: a new problem key whose support key (direction, dtype, G, C, K, Y, X) was enumerated before
   (other batch, spatial size, stride, padding or dilation: the common case inside one network);
 - cached: the same problem again.
-Problems are seeded synthetic shapes (never model-zoo layers). Prints median and P99 per direction in microseconds.
+Problems are seeded synthetic shapes (never model-zoo layers). Prints median and P99 per direction in microseconds,
+and for the C path the share of the model's trees its pruned search walked (of candidates x trees: the cost the
+search saves; runtime/native_selector.py Pick.tree_walks).
 """
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ import statistics
 import time
 
 import gconv
-from gconv.runtime import native_selector
+from gconv.heuristics.model import SelectionModel, find_model
+from gconv.runtime import native_selector, selection
 from gconv.schemas import Problem
 from gconv.tables import table
 
@@ -35,6 +38,21 @@ def respaced(problem: Problem, rng: random.Random) -> Problem:
     """Same support key, another problem key."""
     return problem.model_copy(update={"N": problem.N + rng.randint(1, 7), "Hi": problem.Hi + rng.randint(1, 9),
                                       "Wi": problem.Wi + rng.randint(1, 9)})
+
+
+def walked_share(problems: list[Problem], arch: str, rule_set: str) -> str:
+    """Trees the C selector walked over candidates x trees, summed over the problems the model picks for."""
+    native = native_selector.native_selector(arch)
+    walked = every = 0
+    for problem in problems:
+        model = find_model(problem.direction.value, problem.dtype.value, arch)
+        if native is None or not isinstance(model, SelectionModel):
+            return "-"
+        pick = native.choose(problem, selection._pool(rule_set, problem.direction, problem.dtype, arch), model)
+        if pick is not None and pick.by_model:
+            walked += pick.tree_walks
+            every += pick.candidates * model.booster.num_trees()
+    return f"{100 * walked / every:.0f}%" if every else "-"
 
 
 def timed(call) -> float:
@@ -64,18 +82,22 @@ def main() -> None:
         for direction in ("fwd", "bwd_data", "bwd_weight"):
             select = lambda p: gconv.select(p, arch=args.arch, rule_set=args.rule_set)  # noqa: E731
             select(random_problem(rng, direction, args.dtype))  # load registry and model (and build the C selector)
-            cold, warm, cached, sources = [], [], [], set()
+            cold, warm, cached, sources, problems = [], [], [], set(), []
             for _ in range(args.samples):
                 problem = random_problem(rng, direction, args.dtype)
+                problems.append(problem)
                 gconv.clear_cache()
                 cold.append(timed(lambda: sources.add(select(problem).source)))
                 sibling = respaced(problem, rng)
                 warm.append(timed(lambda: select(sibling)))
                 cached.append(timed(lambda: select(problem)))
+            walked = walked_share(problems, args.arch, args.rule_set) if path == "C" else "-"
             for label, values in (("cold", cold), ("warm support", warm), ("cached", cached)):
                 rows.append([path, f"{direction}/{args.dtype}", label, "/".join(sorted(sources)), len(values),
-                             f"{statistics.median(values):.1f}", f"{percentile(values, 0.99):.1f}"])
-    print(table(["path", "target", "new problem?", "selector", "samples", "median us", "P99 us"], rows))
+                             f"{statistics.median(values):.1f}", f"{percentile(values, 0.99):.1f}",
+                             walked if label == "cold" else ""])
+    print(table(["path", "target", "new problem?", "selector", "samples", "median us", "P99 us", "trees walked"],
+                rows))
 
 
 if __name__ == "__main__":
