@@ -475,6 +475,25 @@ static const char *pool_name(const gconv_pool *pool, size_t i) {
     return *(const char *const *)((const char *)pool->names + i * pool->name_stride);
 }
 
+/* From pool index *i on, the next candidate of p (*i left at it, 0 at the pool's end): a config of p's direction and
+ * dtype that runs p, padded or not, and, with a model, one it was trained on (the others counted in *skipped). */
+static int next_candidate(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, size_t *i,
+                          candidate *out, int64_t *skipped) {
+    for (; *i < pool->count; ++*i) {
+        const gconv_config *c = pool_config(pool, *i);
+        if (c->direction != p->direction || c->dtype != p->dtype) continue;
+        if (!gconv_candidate_for(c, p, &out->C, &out->K)) continue;
+        out->name = pool_name(pool, *i);
+        if (model && !knows(model, out->name)) {
+            ++*skipped;
+            continue;
+        }
+        out->index = *i;
+        return 1;
+    }
+    return 0;
+}
+
 /* least with a model, every candidate's features first, then gconv_model_least's pruned search; 0 (pick untouched)
  * when its scratch memory cannot be had. */
 static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
@@ -482,18 +501,7 @@ static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gco
     if (found == NULL) return 0;
     size_t n = 0;
     int64_t skipped = 0;
-    for (size_t i = 0; i < pool->count; i++) {
-        const gconv_config *c = pool_config(pool, i);
-        if (c->direction != p->direction || c->dtype != p->dtype) continue;
-        int64_t C, K;
-        if (!gconv_candidate_for(c, p, &C, &K)) continue;
-        const char *name = pool_name(pool, i);
-        if (!knows(model, name)) {
-            skipped++;
-            continue;
-        }
-        found[n++] = (candidate){i, C, K, name};
-    }
+    for (size_t i = 0; next_candidate(p, pool, model, &i, &found[n], &skipped); i++) n++;
     double *rows = malloc(sizeof *rows * GCONV_FEATURE_COUNT * (n ? n : 1));
     const char **names = malloc(sizeof *names * (n ? n : 1));
     int chosen = rows != NULL && names != NULL;
@@ -524,29 +532,23 @@ static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gco
 }
 
 /* The least key among the candidates of p in pool, ties by name -- Python's min over (key, name): the model's
- * predicted time of the candidates it knows, or (model NULL) the analytic time of all. Configs of another direction
- * or dtype are skipped. With a model, least_by_model finds the same pick walking fewer trees; this loop scores every
- * candidate in full (without a model, or when least_by_model has no memory). */
+ * predicted time of the candidates it knows, or (model NULL) the analytic time of all. With a model, least_by_model
+ * finds the same pick walking fewer trees; this loop scores every candidate in full (without a model, or when
+ * least_by_model has no memory). */
 static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
     *pick = (gconv_pick){.index = -1};
     if (model && least_by_model(p, pool, model, pick)) return;
     const char *best_name = NULL;
-    for (size_t i = 0; i < pool->count; i++) {
-        const gconv_config *c = pool_config(pool, i);
-        if (c->direction != p->direction || c->dtype != p->dtype) continue;
-        int64_t C, K;
-        if (!gconv_candidate_for(c, p, &C, &K)) continue;
-        const char *name = pool_name(pool, i);
-        if (model && !knows(model, name)) {
-            pick->skipped++;
-            continue;
-        }
-        double key = model ? gconv_model_predicted_ms(model, c, p, C, K, NULL) : gconv_predicted_seconds(c, p, C, K);
+    candidate c;
+    for (size_t i = 0; next_candidate(p, pool, model, &i, &c, &pick->skipped); i++) {
+        const gconv_config *config = pool_config(pool, i);
+        double key = model ? gconv_model_predicted_ms(model, config, p, c.C, c.K, NULL)
+                           : gconv_predicted_seconds(config, p, c.C, c.K);
         pick->candidates++;
         pick->tree_walks += model ? model->trees : 0;
-        if (pick->index < 0 || key < pick->key || (key == pick->key && strcmp(name, best_name) < 0)) {
-            *pick = (gconv_pick){(int64_t)i, pick->candidates, C, K, key, pick->skipped, 0, pick->tree_walks};
-            best_name = name;
+        if (pick->index < 0 || key < pick->key || (key == pick->key && strcmp(c.name, best_name) < 0)) {
+            *pick = (gconv_pick){(int64_t)i, pick->candidates, c.C, c.K, key, pick->skipped, 0, pick->tree_walks};
+            best_name = c.name;
         }
     }
 }
