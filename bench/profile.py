@@ -57,8 +57,10 @@ def candidate_kernels(problem: Problem, rule_set: str, arch: str) -> list[str]:
 
 
 def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", kernels: list[str] | None = None,
-                    warmup: int = 3, repeats: int = 10, skip: set[str] = frozenset()) -> list[ProfileRow]:
-    """Time every candidate kernel of the rule set and both cuDNN modes on problem."""
+                    warmup: int = 3, repeats: int = 10, skip: set[str] = frozenset(),
+                    budget_ms: float | None = None) -> list[ProfileRow]:
+    """Time every candidate kernel of the rule set and both cuDNN modes on problem (a slow one with fewer repeats
+    when budget_ms is given: timing.repeats_within)."""
     arch_name = arch_of(torch.device(device))
     arch = load_arch_spec(arch_name)
     operands = operand_sets(problem, device, rotations_for(problem))
@@ -73,7 +75,7 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
         try:
             choice = forced_choice(name, problem, rule_set, arch_name)
             ms = median_ms(rotated(lambda a, b: execute(problem, a, b, choice=choice)), warmup=warmup,
-                           repeats=repeats)
+                           repeats=repeats, budget_ms=budget_ms)
             rows.append(_row(problem, name, ms, arch))
         except Exception as error:  # a failing kernel is a row, not the end of the profile
             rows.append(_row(problem, name, None, arch, f"{type(error).__name__}: {error}"))
@@ -84,7 +86,8 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
                 continue
             torch.backends.cudnn.benchmark = mode == "cudnn-exhaustive"
             try:
-                ms = median_ms(rotated(lambda a, b: vendor_run(problem, a, b)), warmup=warmup, repeats=repeats)
+                ms = median_ms(rotated(lambda a, b: vendor_run(problem, a, b)), warmup=warmup, repeats=repeats,
+                               budget_ms=budget_ms)
                 rows.append(_row(problem, mode, ms, arch))
             except Exception as error:  # cuDNN refusing a problem is a row too
                 rows.append(_row(problem, mode, None, arch, f"{type(error).__name__}: {error}"))

@@ -53,6 +53,8 @@ class SweepOptions(BaseModel):
     workers: int = Field(default_factory=lambda: os.cpu_count() or 1, gt=0)
     warmup: int = Field(3, ge=0)
     repeats: int = Field(10, gt=0)
+    # Timed milliseconds per kernel before its repeats shrink (bench/timing.py repeats_within); None: never.
+    kernel_budget_ms: float | None = Field(500.0, gt=0)
     retry_failed: bool = False
     measure: str = DEFAULT_MEASURE
     warm: str | None = DEFAULT_WARM
@@ -289,7 +291,7 @@ def run_batch(batch: Batch, gpu: str, options: SweepOptions,
               track: Callable[[subprocess.Popen, bool], None] = lambda proc, running: None) -> BatchResult:
     """Run one batch in a fresh worker process on one GPU; a crash or timeout becomes rows, never an exception."""
     job = {"measure": options.measure, "rule_set": options.rule_set, "warmup": options.warmup,
-           "repeats": options.repeats,
+           "repeats": options.repeats, "budget_ms": options.kernel_budget_ms,
            "problems": [{"problem": j.problem.model_dump(mode="json"), "kernels": list(j.kernels),
                          "skip": sorted(j.skip)} for j in batch.jobs]}
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": gpu, "PYTHONPATH": _python_path()}

@@ -45,7 +45,7 @@ def run_job(job: dict, channel: TextIO) -> None:
         problem = Problem(**item["problem"])
         send({"start": problem.key})
         rows = measure(problem, job["rule_set"], kernels=item["kernels"], skip=set(item["skip"]),
-                       warmup=job["warmup"], repeats=job["repeats"])
+                       warmup=job["warmup"], repeats=job["repeats"], budget_ms=job["budget_ms"])
         send({"problem": problem.key,
               "rows": [(r if isinstance(r, ProfileRow) else ProfileRow(**r)).model_dump() for r in rows]})
     send({"done": True})

@@ -4,6 +4,12 @@ The times are GPU times: a sleep kernel is queued before the timed calls, so the
 before the GPU reaches the first one and no event pair waits on host launch cost. (Without it, any kernel
 shorter than its ~50-75 us of Python launch cost on the H100 host measured that cost instead: the first
 baseline's small problems did.) Host cost per call is measured separately by bench/overhead.py.
+
+A kernel that is very slow on a large problem (a direct kernel on a dense 2-TFLOP layer takes seconds) runs fewer
+times: with a budget, the second warm-up run (the first may load the kernel) is timed; if the repeats do not fit in
+the budget, the warm-ups stop there and the repeats shrink to what fits, never below MIN_REPEATS, and a run that alone
+exceeds the budget is its own measurement. Such kernels run long enough that one run is accurate to well under a
+percent; the fast ones, which the oracle picks, keep every warm-up and repeat.
 """
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ L2_BYTES = 50 * 2**20  # H100; rotating over 2x L2 of operands makes every timed
 MAX_ROTATIONS = 8
 # Queued ahead of the timed calls: ~0.25 ms per repeat at H100 clocks, more than one call's host cost.
 SLEEP_CYCLES_PER_REPEAT = 450_000
+MIN_REPEATS = 3
 
 
 def rotations_for(problem: Problem, l2_bytes: int = L2_BYTES) -> int:
@@ -34,11 +41,34 @@ def operand_sets(problem: Problem, device: str, count: int) -> list[tuple[torch.
     return [random_operands(problem, device=device, seed=seed + 1) for seed in range(count)]
 
 
-def median_ms(run: Callable[[int], object], *, warmup: int = 3, repeats: int = 10) -> float:
+def repeats_within(budget_ms: float | None, probe_ms: float | None, repeats: int) -> int:
+    """Timed repeats for a kernel whose warm-up run took probe_ms: as many as fit in budget_ms, at most repeats, at
+    least MIN_REPEATS (or repeats, if fewer were asked for); 0 when the probe alone exceeds the budget (it is then the
+    measurement)."""
+    if budget_ms is None or probe_ms is None or probe_ms * repeats <= budget_ms:
+        return repeats
+    if probe_ms >= budget_ms:
+        return 0
+    return max(min(MIN_REPEATS, repeats), int(budget_ms // probe_ms))
+
+
+def median_ms(run: Callable[[int], object], *, warmup: int = 3, repeats: int = 10,
+              budget_ms: float | None = None) -> float:
     """Median GPU time of run(i) in milliseconds (host clock on the CPU); run's argument is the repeat index
-    (for rotating operands)."""
+    (for rotating operands). With budget_ms, a slow kernel runs fewer times (the module's docstring, repeats_within)."""
+    probe_at = min(1, warmup - 1) if budget_ms is not None and torch.cuda.is_available() else None
+    probe_ms, warmed = None, warmup
     for i in range(warmup):
-        run(i)
+        if i != probe_at:
+            run(i)
+            continue
+        probe_ms = _one_run_ms(run, i)
+        if repeats_within(budget_ms, probe_ms, repeats) < repeats:
+            warmed = i + 1  # slow: more warm-up adds nothing
+            break
+    repeats = repeats_within(budget_ms, probe_ms, repeats)
+    if repeats == 0:
+        return probe_ms
     if not torch.cuda.is_available():
         times = []
         for i in range(repeats):
@@ -51,7 +81,18 @@ def median_ms(run: Callable[[int], object], *, warmup: int = 3, repeats: int = 1
     torch.cuda._sleep(SLEEP_CYCLES_PER_REPEAT * repeats)  # the host queues every timed call meanwhile
     for i, (start, end) in enumerate(events):
         start.record()
-        run(warmup + i)
+        run(warmed + i)
         end.record()
     torch.cuda.synchronize()
     return statistics.median(start.elapsed_time(end) for start, end in events)
+
+
+def _one_run_ms(run: Callable[[int], object], i: int) -> float:
+    """GPU time of one run(i), synchronised on both sides."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    start.record()
+    run(i)
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end)

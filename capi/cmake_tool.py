@@ -106,6 +106,21 @@ def cmd_tables(args) -> int:
 
 # ---- the trained selection models as C data ------------------------------------------------------------------------
 
+def forest_lines(forest, name: str, out: list[str]) -> str:
+    """Append a Forest's arrays (static, named after name) to out; return its gconv_forest initialiser ({0 trees}
+    for None: a model without a ranker)."""
+    if forest is None:
+        return "{0, 1, 0, 0, 0}"
+    nodes, leaves, roots = forest
+    out.append(f"static const gconv_tree_node {name}_nodes[{max(1, len(nodes))}] = {{")
+    out += [f"    {{{f}, {flags}, {c_float(t)}, {l}, {r}}}," for f, flags, t, l, r in nodes] or ["    {0},"]
+    out += ["};", f"static const double {name}_leaves[{len(leaves)}] = {{"]
+    out += [f"    {c_float(v)}," for v in leaves]
+    out += ["};", f"static const int32_t {name}_roots[{len(roots)}] = {{",
+            *[f"    {', '.join(str(r) for r in roots[i:i + 16])}," for i in range(0, len(roots), 16)], "};", ""]
+    return f"{{{len(roots)}, {forest.plain}, {name}_roots, {name}_nodes, {name}_leaves}}"
+
+
 def models_source(models: Path, arch: str) -> str:
     """gconv_models.c: every usable model under models/<arch>/ as static arrays (heuristics/model.py loads the same
     directories; one it refuses -- another feature version, a broken file -- is left out, and C, like Python, falls
@@ -127,26 +142,21 @@ def models_source(models: Path, arch: str) -> str:
             if model is None:
                 continue
             label = model.label
+            name = f"{direction}_{dtype}"
             try:
-                forest = forest_of(model)
+                regressor = forest_lines(forest_of(model.booster, label), name, out)
+                ranker_forest = None if model.ranker is None else \
+                    forest_of(model.ranker, f"{label} ranker", negate=True)
+                ranker = forest_lines(ranker_forest, f"{name}_ranker", out)
             except ValueError as error:
                 raise SystemExit(str(error)) from None
-            nodes, leaves, roots = forest
-            name = f"{direction}_{dtype}"
-            out.append(f"static const gconv_tree_node {name}_nodes[{max(1, len(nodes))}] = {{")
-            out += [f"    {{{f}, {flags}, {c_float(t)}, {l}, {r}}}," for f, flags, t, l, r in nodes] or ["    {0},"]
-            out += ["};", f"static const double {name}_leaves[{len(leaves)}] = {{"]
-            out += [f"    {c_float(v)}," for v in leaves]
-            out += ["};", f"static const int32_t {name}_roots[{len(roots)}] = {{",
-                    *[f"    {', '.join(str(r) for r in roots[i:i + 16])}," for i in range(0, len(roots), 16)],
-                    "};", ""]
             pool = pool_names(model)
             out += [f"static const char *const {name}_pool[{max(1, len(pool))}] = {{",
                     *([f'    "{kernel}",' for kernel in pool] or ["    0,"]), "};", ""]
             target = model.metadata.target
             entries.append(f'    {{{ENUMS["direction"].index(direction)}, {ENUMS["dtype"].index(dtype)}, '
                            f'"{label}", {model.metadata.feature_version}, {TARGETS.index(target)}, "{target}", '
-                           f'{len(roots)}, {forest.plain}, {name}_roots, {name}_nodes, {name}_leaves, {len(pool)}, {name}_pool}},')
+                           f'{regressor}, {ranker}, {len(pool)}, {name}_pool}},')
     out += notes + ([""] if notes else [])
     out.append(f"const size_t gconv_model_count = {len(entries)};")
     out.append(f"const gconv_model gconv_models[{max(1, len(entries))}] = {{")

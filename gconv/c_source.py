@@ -136,19 +136,19 @@ def _flatten_tree(tree: dict, label: str) -> tuple[list[tuple], list[float], int
     return [nodes[i] for i in range(len(nodes))], [leaves[i] for i in range(len(leaves))], root
 
 
-def forest_of(model: SelectionModel) -> Forest:
-    """A loaded model's trees, flattened; ValueError for what the C evaluator cannot sum (another objective,
-    categorical splits)."""
-    dump = model.booster.dump_model()
-    label = model.label
+def forest_of(booster, label: str, *, negate: bool = False) -> Forest:
+    """A LightGBM booster's trees (a SelectionModel's regressor or ranker), flattened; ValueError for what the C
+    evaluator cannot sum (another objective, categorical splits). negate: every leaf value negated (a ranker's, so
+    that its sum is exactly minus Booster.predict: a cost the C search minimises, as it does predicted times)."""
+    dump = booster.dump_model()
     if (dump["num_class"], dump["num_tree_per_iteration"], dump["average_output"]) != (1, 1, False) or \
-            dump["objective"].split()[0] != "regression" or "sqrt" in dump["objective"]:
+            dump["objective"].split()[0] not in ("regression", "lambdarank") or "sqrt" in dump["objective"]:
         raise ValueError(f"model {label}: objective {dump['objective']!r} with {dump['num_class']} classes; "
-                         "the C evaluator sums plain regression trees")
+                         "the C evaluator sums plain regression or lambdarank trees")
     trees = dump["tree_info"]
-    if len(trees) != model.booster.num_trees():
+    if len(trees) != booster.num_trees():
         raise ValueError(f"model {label}: dump_model gives {len(trees)} trees, the booster predicts with "
-                         f"{model.booster.num_trees()}")
+                         f"{booster.num_trees()}")
     forest = Forest([], [], [])
     for tree in trees:
         tree_nodes, tree_leaves, root = _flatten_tree(tree, label)
@@ -158,7 +158,7 @@ def forest_of(model: SelectionModel) -> Forest:
             return ref + base_node if ref >= 0 else ~(~ref + base_leaf)
 
         forest.nodes.extend((f, flags, t, shift(left), shift(right)) for f, flags, t, left, right in tree_nodes)
-        forest.leaves.extend(tree_leaves)
+        forest.leaves.extend(-value if negate else value for value in tree_leaves)
         forest.roots.append(shift(root))
     return forest
 

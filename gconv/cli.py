@@ -206,7 +206,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     gpus = resolve_gpus(args.gpus)
     options = dict(rule_set=active_rule_set(args.rule_set), arch=resolve_arch(args.arch), gpus=gpus,
                    batch_size=args.batch_size, batch_timeout_s=args.batch_timeout, warmup=args.warmup,
-                   repeats=args.repeats, retry_failed=args.retry_failed, measure=args.measure,
+                   repeats=args.repeats, kernel_budget_ms=args.kernel_budget_ms or None,
+                   retry_failed=args.retry_failed, measure=args.measure,
                    warm=None if args.warm == "none" else args.warm, compile_window=args.compile_window)
     if args.workers:
         options["workers"] = args.workers
@@ -365,6 +366,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "what it measured (default 0: compile every batch first)")
     sweep.add_argument("--warmup", type=int, default=3)
     sweep.add_argument("--repeats", type=int, default=10)
+    sweep.add_argument("--kernel-budget-ms", type=float, default=500.0, metavar="MS",
+                       help="timed milliseconds per kernel: a slower kernel gets fewer repeats, at least 3 "
+                            "(default 500; 0: every kernel gets --repeats)")
     sweep.add_argument("--retry-failed", action="store_true", help="measure rows with status crash/timeout again")
     sweep.add_argument("--arch", help="registry arch, e.g. sm_90 (default: GPU 0's)")
     sweep.add_argument("--measure", default="gconv.bench.profile:profile_problem", metavar="MODULE:FUNCTION",

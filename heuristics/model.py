@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gconv.errors import GconvError
 from gconv.paths import REPO_ROOT
@@ -17,11 +17,23 @@ from .target import Target, scale_ms
 
 MODELS_DIR = REPO_ROOT / "heuristics" / "models"
 MODEL_FILE = "model.txt"
+RANKER_FILE = "ranker.txt"
 METADATA_FILE = "metadata.json"
 
 
 class ModelError(GconvError):
     """A model directory that is missing, corrupt, or made for something else."""
+
+
+class RankingConfig(BaseModel):
+    """The ranker: LambdaRank over each problem's kernels, with the regressor's tree parameters. A kernel's relevance
+    label is label_levels - round(log(time / problem's best time) / label_step), at least 0: label_step = 0.1 puts
+    kernels within ~10% of the best one level below it, and 20 levels reach kernels ~7x slower."""
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label_step: float = Field(0.1, gt=0)
+    label_levels: int = Field(20, ge=1, le=30)
+    num_boost_round: int = Field(60, ge=1)
 
 
 class ModelMetadata(BaseModel):
@@ -48,6 +60,8 @@ class ModelMetadata(BaseModel):
     num_boost_round: int
     lightgbm_version: str
     created: str
+    # The ranker trained besides the regressor (RANKER_FILE, heuristics/train.py); None: the regressor chooses.
+    ranking: RankingConfig | None = None
 
     @staticmethod
     def today() -> str:
@@ -66,10 +80,13 @@ and the same features (none names the dtype). Measured on the fp16 held-out prob
 
 
 class SelectionModel:
-    """Scores candidate kernels of a problem: predicted milliseconds, lower is better."""
+    """Scores candidate kernels of a problem: choice keys (lower is better) and predicted milliseconds.
 
-    def __init__(self, booster, metadata: ModelMetadata, path: Path, label: str | None = None):
-        self.booster, self.metadata, self.path = booster, metadata, path
+    booster: the regressor (predicted time); ranker: the LambdaRank model that chooses (higher score, faster kernel),
+    when trained (metadata.ranking), else None and the regressor chooses."""
+
+    def __init__(self, booster, metadata: ModelMetadata, path: Path, label: str | None = None, ranker=None):
+        self.booster, self.metadata, self.path, self.ranker = booster, metadata, path, ranker
         # e.g. sm_90/fwd_bf16, as select() reasons name it ("sm_90/fwd_bf16 used for fp16" for a stand-in)
         self.label = label or f"{path.parent.name}/{path.name}"
         self._pool = frozenset(metadata.kernel_pool)
@@ -79,7 +96,8 @@ class SelectionModel:
         trained = self.metadata.dtype
         pool = sorted(name.replace(f"_{trained}_", f"_{dtype}_", 1) for name in self.metadata.kernel_pool)
         metadata = self.metadata.model_copy(update={"dtype": dtype, "kernel_pool": pool})
-        return SelectionModel(self.booster, metadata, self.path, label=f"{self.label} used for {dtype}")
+        return SelectionModel(self.booster, metadata, self.path, label=f"{self.label} used for {dtype}",
+                              ranker=self.ranker)
 
     def knows(self, kernel: str) -> bool:
         """Whether the model was trained on the kernel (metadata.kernel_pool): it scores only those; a selection
@@ -88,8 +106,6 @@ class SelectionModel:
 
     @classmethod
     def load(cls, path: Path, *, direction: str, dtype: str, arch: str) -> "SelectionModel":
-        import lightgbm
-
         meta_path, model_path = path / METADATA_FILE, path / MODEL_FILE
         for needed in (meta_path, model_path):
             if not needed.exists():
@@ -98,6 +114,8 @@ class SelectionModel:
             metadata = ModelMetadata.model_validate_json(meta_path.read_text())
         except ValidationError as error:
             raise ModelError(f"model {path}: {METADATA_FILE} is invalid: {error.errors()[0]['msg']}") from None
+        if metadata.ranking is not None and not (path / RANKER_FILE).exists():
+            raise ModelError(f"model {path}: {RANKER_FILE} is missing ({METADATA_FILE} says it was trained)")
         expected = {"direction": direction, "dtype": dtype, "arch": arch}
         for key, value in expected.items():
             if getattr(metadata, key) != value:
@@ -105,20 +123,38 @@ class SelectionModel:
         if metadata.feature_version != FEATURE_VERSION or metadata.feature_names != FEATURE_NAMES:
             raise ModelError(f"model {path} uses feature version {metadata.feature_version}; this gconv computes "
                              f"version {FEATURE_VERSION}: retrain it with 'gconv train'")
-        try:
-            booster = lightgbm.Booster(model_file=str(model_path))
-        except Exception as error:  # LightGBM raises its own error types for unreadable files
-            raise ModelError(f"model {path}: {MODEL_FILE} is not a readable LightGBM model ({error})") from None
-        if booster.num_feature() != len(FEATURE_NAMES):
-            raise ModelError(f"model {path}: {MODEL_FILE} expects {booster.num_feature()} features, "
-                             f"metadata names {len(FEATURE_NAMES)}")
-        return cls(booster, metadata, path)
+        booster = _read_booster(path, MODEL_FILE)
+        ranker = _read_booster(path, RANKER_FILE) if metadata.ranking is not None else None
+        return cls(booster, metadata, path, ranker=ranker)
 
     def predict_ms(self, problem: Problem, candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec
                    ) -> np.ndarray:
+        """The regressor's predicted time of each candidate."""
         features = feature_matrix(problem, candidates, arch)
         scale = scale_ms(self.metadata.target, problem, features, arch)
         return np.exp(self.booster.predict(features, num_threads=1)) * scale
+
+    def choice_keys(self, problem: Problem, candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec
+                    ) -> np.ndarray:
+        """What a selection takes the least of: exp(-the ranker's score), or (no ranker) predict_ms. The C selector
+        (capi/src/model.c, the ranker's leaves negated) computes the same numbers bit for bit."""
+        if self.ranker is None:
+            return self.predict_ms(problem, candidates, arch)
+        return np.exp(-self.ranker.predict(feature_matrix(problem, candidates, arch), num_threads=1))
+
+
+def _read_booster(path: Path, name: str):
+    """One LightGBM text model of a model directory, with the feature count checked."""
+    import lightgbm
+
+    try:
+        booster = lightgbm.Booster(model_file=str(path / name))
+    except Exception as error:  # LightGBM raises its own error types for unreadable files
+        raise ModelError(f"model {path}: {name} is not a readable LightGBM model ({error})") from None
+    if booster.num_feature() != len(FEATURE_NAMES):
+        raise ModelError(f"model {path}: {name} expects {booster.num_feature()} features, "
+                         f"metadata names {len(FEATURE_NAMES)}")
+    return booster
 
 
 def load_model(direction: str, dtype: str, arch: str, root: Path | None = None) -> SelectionModel | None:

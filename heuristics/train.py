@@ -1,4 +1,10 @@
-"""`gconv train`: one LightGBM regressor of log(time) per direction x dtype x arch, cross-validated by problem."""
+"""`gconv train`: per direction x dtype x arch, a LightGBM regressor of log(time) and (train.yaml `ranking`) a
+LambdaRank model that orders each problem's kernels, cross-validated by problem.
+
+The regressor predicts each kernel's time (the throughput `gconv.select` reports); the ranker, when there is one,
+chooses: it is trained on the order of a problem's kernels only, not on how long the problem takes, and picks better
+(5-fold CV, heuristics/train.yaml). A selection takes the least exp(-score) (heuristics/model.py choice_keys); the
+C selector holds the ranker with its leaf values negated (gconv.c_source.forest_of), so it minimises alike."""
 from __future__ import annotations
 
 import hashlib
@@ -16,7 +22,7 @@ from gconv.schemas import ArchSpec, KernelConfig
 
 from .dataset import ProblemMeasurements, runs_as
 from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix
-from .model import METADATA_FILE, MODEL_FILE, ModelMetadata
+from .model import METADATA_FILE, MODEL_FILE, RANKER_FILE, ModelMetadata, RankingConfig
 from .target import Target, scale_ms
 
 DEFAULT_CONFIG = Path(__file__).with_name("train.yaml")
@@ -40,6 +46,7 @@ class TrainConfig(BaseModel):
     # Rows near their problem's fastest kernel weigh more: 1 + near_best_weight * exp(-(log t - log t_best) / scale).
     near_best_weight: float = Field(0.0, ge=0)
     near_best_scale: float = Field(1.0, gt=0)
+    ranking: RankingConfig | None = None
 
     @classmethod
     def load(cls, path: Path = DEFAULT_CONFIG) -> "TrainConfig":
@@ -47,7 +54,7 @@ class TrainConfig(BaseModel):
 
     def lightgbm_params(self) -> dict:
         params = self.model_dump(exclude={"num_boost_round", "cv_folds", "target", "near_best_weight",
-                                          "near_best_scale"})
+                                          "near_best_scale", "ranking"})
         return {**params, "verbosity": -1, "num_threads": 0, "deterministic": True, "force_row_wise": True}
 
 
@@ -95,13 +102,42 @@ def fit(tables: list[ProblemTable], config: TrainConfig):
     return lightgbm.train(config.lightgbm_params(), data, num_boost_round=config.num_boost_round)
 
 
-def selection_efficiency(booster, tables: list[ProblemTable]) -> list[float]:
-    """Per problem: oracle time / time of the kernel with the lowest prediction."""
+def relevance_labels(table: ProblemTable, ranking: RankingConfig) -> np.ndarray:
+    """Each kernel's LambdaRank label: label_levels for the problem's fastest, one less per label_step of log time."""
+    slower = (table.log_times - table.log_times.min()) / ranking.label_step
+    return np.clip(ranking.label_levels - np.round(slower), 0, ranking.label_levels).astype(int)
+
+
+def fit_ranker(tables: list[ProblemTable], config: TrainConfig):
+    """The LambdaRank model of config.ranking (one query per problem): the higher its score, the faster the kernel."""
+    import lightgbm
+
+    ranking = config.ranking
+    features = np.vstack([t.features for t in tables])
+    labels = np.concatenate([relevance_labels(t, ranking) for t in tables])
+    data = lightgbm.Dataset(features, labels, group=[len(t.names) for t in tables], feature_name=FEATURE_NAMES,
+                            free_raw_data=False)
+    params = config.lightgbm_params() | {"objective": "lambdarank",
+                                         "label_gain": [2.0 ** level - 1 for level in range(ranking.label_levels + 1)]}
+    return lightgbm.train(params, data, num_boost_round=ranking.num_boost_round)
+
+
+def selection_efficiency(booster, tables: list[ProblemTable], *, ranker: bool = False) -> list[float]:
+    """Per problem: oracle time / time of the kernel the model picks (a ranker's highest score, a regressor's least
+    predicted log time)."""
     efficiencies = []
     for table in tables:
-        chosen = int(np.argmin(booster.predict(table.features, num_threads=1) + table.log_scale))
+        predicted = booster.predict(table.features, num_threads=1)
+        chosen = int(np.argmin(-predicted if ranker else predicted + table.log_scale))
         efficiencies.append(float(np.exp(table.log_times.min() - table.log_times[chosen])))
     return efficiencies
+
+
+def _summary(efficiency: list[float], prefix: str = "") -> dict[str, float]:
+    values = np.asarray(efficiency)
+    return {f"{prefix}efficiency_mean": round(float(values.mean()), 4),
+            f"{prefix}efficiency_p10": round(float(np.percentile(values, 10)), 4),
+            f"{prefix}efficiency_min": round(float(values.min()), 4)}
 
 
 def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str, arch: str, out: Path,
@@ -119,31 +155,37 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
     spec = load_arch_spec(arch)
     tables = [problem_table(m, spec, config.target) for m in sorted(measurements, key=lambda m: m.problem.key)]
     sibling_tables = [problem_table(m, spec, config.target) for m in sorted(sibling, key=lambda m: m.problem.key)]
-    fold_efficiency, fold_rmse = [], []
+    fold_efficiency, regressor_efficiency, fold_rmse = [], [], []
     for held in group_folds(len(tables), config.cv_folds, config.seed):
         held_set = set(held)
-        booster = fit([t for i, t in enumerate(tables) if i not in held_set] + sibling_tables, config)
+        training = [t for i, t in enumerate(tables) if i not in held_set] + sibling_tables
+        booster = fit(training, config)
         test = [tables[i] for i in held]
-        fold_efficiency += selection_efficiency(booster, test)
+        regressor_efficiency += selection_efficiency(booster, test)
+        fold_efficiency += selection_efficiency(fit_ranker(training, config), test, ranker=True) if config.ranking \
+            else regressor_efficiency[-len(test):]
         errors = np.concatenate([booster.predict(t.features, num_threads=1) - t.targets for t in test])
         fold_rmse.append(float(np.sqrt(np.mean(errors ** 2))))
     booster = fit(tables + sibling_tables, config)
     out.mkdir(parents=True, exist_ok=True)
     booster.save_model(str(out / MODEL_FILE))
+    ranker_path = out / RANKER_FILE
+    if config.ranking:
+        fit_ranker(tables + sibling_tables, config).save_model(str(ranker_path))
+    elif ranker_path.exists():
+        ranker_path.unlink()  # a ranker of an earlier training would otherwise outlive its metadata
     digest = hashlib.sha256()
     for path in sorted(data_files):
         digest.update(Path(path).read_bytes())
-    efficiency = np.asarray(fold_efficiency)
     metadata = ModelMetadata(
         direction=direction, dtype=dtype, arch=arch, feature_version=FEATURE_VERSION, feature_names=FEATURE_NAMES, target=config.target,
         kernel_pool=sorted({name for t in tables for name in t.names}), rule_sets=rule_sets,
         data_files=[Path(p).as_posix() for p in data_files], data_sha256=digest.hexdigest(),
         rows=int(sum(len(t.names) for t in tables + sibling_tables)), problems=len(tables),
         sibling_problems=len(sibling_tables), cv_folds=config.cv_folds,
-        cv_metrics={"rmse_log_time": round(float(np.mean(fold_rmse)), 4),
-                    "efficiency_mean": round(float(efficiency.mean()), 4),
-                    "efficiency_p10": round(float(np.percentile(efficiency, 10)), 4),
-                    "efficiency_min": round(float(efficiency.min()), 4)},
+        cv_metrics={"rmse_log_time": round(float(np.mean(fold_rmse)), 4), **_summary(fold_efficiency),
+                    **(_summary(regressor_efficiency, "regressor_") if config.ranking else {})},
+        ranking=config.ranking,
         params=config.lightgbm_params() | config.model_dump(include={"seed", "near_best_weight", "near_best_scale"}),
         num_boost_round=config.num_boost_round,
         lightgbm_version=lightgbm.__version__, created=ModelMetadata.today())

@@ -57,7 +57,7 @@ def model_ranker(model: SelectionModel, arch: str) -> Ranker:
     def rank(m: ProblemMeasurements) -> list[str]:
         names = sorted(m.kernels)
         configs = [KernelConfig.from_name(n) for n in names]
-        predicted = model.predict_ms(m.problem, [(c, runs_as(c, m.problem)) for c in configs], spec)
+        predicted = model.choice_keys(m.problem, [(c, runs_as(c, m.problem)) for c in configs], spec)
         return [names[i] for i in np.argsort(predicted, kind="stable")]
     return rank
 

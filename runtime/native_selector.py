@@ -66,12 +66,26 @@ class CTreeNode(ctypes.Structure):
                 ("left", ctypes.c_int32), ("right", ctypes.c_int32)]
 
 
+class CForest(ctypes.Structure):
+    _fields_ = [("trees", ctypes.c_int32), ("plain", ctypes.c_int32), ("roots", ctypes.POINTER(ctypes.c_int32)),
+                ("nodes", ctypes.POINTER(CTreeNode)), ("leaves", ctypes.POINTER(ctypes.c_double))]
+
+
 class CModel(ctypes.Structure):
     _fields_ = [("direction", ctypes.c_int), ("dtype", ctypes.c_int), ("name", ctypes.c_char_p),
                 ("feature_version", ctypes.c_int), ("target", ctypes.c_int), ("target_name", ctypes.c_char_p),
-                ("trees", ctypes.c_int32), ("plain", ctypes.c_int32), ("roots", ctypes.POINTER(ctypes.c_int32)),
-                ("nodes", ctypes.POINTER(CTreeNode)), ("leaves", ctypes.POINTER(ctypes.c_double)),
+                ("regressor", CForest), ("ranker", CForest),
                 ("pool_size", ctypes.c_int32), ("pool", ctypes.POINTER(ctypes.c_char_p))]
+
+
+def _forest_struct(forest) -> tuple:
+    """A gconv.c_source.Forest (or None: no trees) as gconv_forest, with the arrays it points into (kept alive)."""
+    if forest is None:
+        return (CForest(0, 1, None, None, None),)
+    nodes = (CTreeNode * max(1, len(forest.nodes)))(*[CTreeNode(*n) for n in forest.nodes])
+    leaves = (ctypes.c_double * len(forest.leaves))(*forest.leaves)
+    roots = (ctypes.c_int32 * len(forest.roots))(*forest.roots)
+    return CForest(len(forest.roots), forest.plain, roots, nodes, leaves), nodes, leaves, roots
 
 
 class CPick(ctypes.Structure):
@@ -191,21 +205,19 @@ class NativeSelector:
         cached = self._models.get(id(model))
         if cached is None:
             try:
-                forest = forest_of(model)
+                regressor = _forest_struct(forest_of(model.booster, model.label))
+                ranker = _forest_struct(None if model.ranker is None else
+                                        forest_of(model.ranker, f"{model.label} ranker", negate=True))
             except ValueError:
                 cached = self._models[id(model)] = (model, None)
             else:
-                nodes = (CTreeNode * max(1, len(forest.nodes)))(*[CTreeNode(*n) for n in forest.nodes])
-                leaves = (ctypes.c_double * len(forest.leaves))(*forest.leaves)
-                roots = (ctypes.c_int32 * len(forest.roots))(*forest.roots)
                 meta = model.metadata
                 names = pool_names(model)
                 pool = (ctypes.c_char_p * max(1, len(names)))(*[name.encode() for name in names])
                 struct = CModel(DIRECTIONS.index(Direction(meta.direction)), DTYPES.index(DType(meta.dtype)),
                                 model.label.encode(), meta.feature_version, TARGETS.index(meta.target),
-                                meta.target.encode(), len(forest.roots), forest.plain, roots, nodes, leaves,
-                                len(names), pool)
-                cached = self._models[id(model)] = (model, struct, nodes, leaves, roots, pool)
+                                meta.target.encode(), regressor[0], ranker[0], len(names), pool)
+                cached = self._models[id(model)] = (model, struct, regressor, ranker, pool)
         return cached[1]
 
     def choose(self, problem: Problem, pool: tuple[RegistryEntry, ...], model=None) -> Pick | None:

@@ -101,7 +101,7 @@ def predicted_seconds(candidate: Candidate, problem: Problem, arch: str) -> floa
 
 
 class Best(NamedTuple):
-    """The candidate a selector picked, its key (the model's predicted milliseconds, or the rule's analytic seconds),
+    """The candidate a selector picked, its time (the model's predicted milliseconds, or the rule's analytic seconds),
     how many candidates it chose among, how many the model's kernel pool lacks (skipped, not scored), and whether the
     model picked (False with a model that knew none of the candidates: the rule picked among them all)."""
 
@@ -113,19 +113,24 @@ class Best(NamedTuple):
 
 
 def _least(problem: Problem, pool: list[Candidate], arch: str, model) -> tuple[Candidate, float]:
+    """The candidate of least key (the rule's analytic seconds, or the model's choice key), ties by name, with its
+    predicted time (seconds for the rule, the model's milliseconds)."""
     if model is None:
         keys = [predicted_seconds(c, problem, arch) for c in pool]
     else:
-        runs = [padded_problem(problem, c.padding) if c.padding else problem for c in pool]
-        keys = model.predict_ms(problem, [(c.entry.config, r) for c, r in zip(pool, runs)], load_arch_spec(arch))
+        spec = load_arch_spec(arch)
+        rows = [(c.entry.config, padded_problem(problem, c.padding) if c.padding else problem) for c in pool]
+        keys = model.choice_keys(problem, rows, spec)
     best = min(range(len(pool)), key=lambda i: (keys[i], pool[i].name))
+    if model is not None and model.ranker is not None:
+        return pool[best], float(model.predict_ms(problem, [rows[best]], spec)[0])
     return pool[best], float(keys[best])
 
 
 def python_best(problem: Problem, rule_set: str, arch: str, model=None) -> Best | None:
-    """The model's pick -- least predicted time -- among the candidates of its training pool; the rule's -- least
-    analytic time -- among all when there is no model or it knows none of them; ties by name. None when no instance
-    runs the problem. The reference the C selector (native_selector.py) computes too."""
+    """The model's pick -- least choice key (SelectionModel.choice_keys) -- among the candidates of its training pool;
+    the rule's -- least analytic time -- among all when there is no model or it knows none of them; ties by name. None
+    when no instance runs the problem. The reference the C selector (native_selector.py) computes too."""
     pool = [c for c in candidates(problem, rule_set, arch) if c.entry is not None]
     if not pool:
         return None
@@ -200,11 +205,12 @@ def model_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
                           f"model {model.label} was trained on none of the {best.count} candidates")
     padding = f", {best.candidate.padding}" if best.candidate.padding else ""
     skipped = f"; {best.skipped} candidates outside its training pool skipped" if best.skipped else ""
+    how = "least predicted time" if model.ranker is None else "ranked first"  # the ranker chooses when there is one
     return KernelChoice(
         name=best.candidate.name, predicted_tflops=round(problem.flops / (best.key / 1e3) / 1e12, 3),
         padding=best.candidate.padding, rule_set=rule_set, arch=arch, source="model",
-        reason=f"model {model.label} (LightGBM, feature version {model.metadata.feature_version}): least predicted "
-               f"time of {best.count} candidates{padding}{skipped}")
+        reason=f"model {model.label} (LightGBM, feature version {model.metadata.feature_version}): {how} of "
+               f"{best.count} candidates{padding}{skipped}")
 
 
 _cache: dict[tuple[str, str, tuple], KernelChoice] = {}

@@ -21,7 +21,7 @@ def fake_ms(problem_key: str, kernel: str) -> float:
     return 0.01 + zlib.crc32(f"{problem_key}/{kernel}".encode()) % 1000 / 1000
 
 
-def measure(problem, rule_set, *, kernels, skip=frozenset(), warmup=3, repeats=10):
+def measure(problem, rule_set, *, kernels, skip=frozenset(), warmup=3, repeats=10, budget_ms=None):
     if problem.key == os.environ.get(CRASH_ENV):
         os._exit(3)
     if problem.key == os.environ.get(SEGFAULT_ENV):

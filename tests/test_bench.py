@@ -114,6 +114,49 @@ def test_median_ms_queues_a_sleep_so_gpu_times_exclude_host_launch_cost(monkeypa
                    "record", "run 2", "record", "record", "run 3", "record", "record", "run 4", "record", "sync"]
 
 
+def test_repeats_shrink_to_the_budget_for_slow_kernels_only():
+    from gconv.bench.timing import repeats_within
+
+    assert repeats_within(None, 500.0, 10) == 10            # no budget
+    assert repeats_within(1000.0, None, 10) == 10           # no probe (CPU)
+    assert repeats_within(1000.0, 100.0, 10) == 10          # 10 x 100 ms fits exactly
+    assert repeats_within(1000.0, 150.0, 10) == 6           # 1000 // 150
+    assert repeats_within(1000.0, 400.0, 10) == 3           # never below MIN_REPEATS
+    assert repeats_within(1000.0, 400.0, 2) == 2            # nor above what was asked
+    assert repeats_within(1000.0, 1000.0, 10) == 0          # the probe alone fills the budget: it is the measurement
+
+
+def test_median_ms_times_the_last_warm_up_and_runs_only_what_fits_the_budget(monkeypatch):
+    import torch
+
+    from gconv.bench import timing
+
+    log, elapsed = [], iter([400.0, 9.0, 7.0, 8.0, 2500.0])  # probe (400 ms), three repeats; next call's probe
+
+    class FakeEvent:
+        def __init__(self, enable_timing):
+            assert enable_timing
+
+        def record(self):
+            log.append("record")
+
+        def elapsed_time(self, end):
+            return next(elapsed)
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: log.append("sync"))
+    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
+    monkeypatch.setattr(torch.cuda, "_sleep", lambda cycles: log.append(f"sleep {cycles}"))
+    ms = timing.median_ms(lambda i: log.append(f"run {i}"), warmup=3, repeats=10, budget_ms=1000.0)
+    assert ms == 8.0  # the third warm-up was skipped: the probe said the kernel is slow
+    assert log == ["run 0", "sync", "record", "run 1", "record", "sync",
+                   "sync", f"sleep {3 * timing.SLEEP_CYCLES_PER_REPEAT}",
+                   "record", "run 2", "record", "record", "run 3", "record", "record", "run 4", "record", "sync"]
+    log.clear()
+    assert timing.median_ms(lambda i: log.append(f"run {i}"), warmup=3, repeats=10, budget_ms=1000.0) == 2500.0
+    assert log == ["run 0", "sync", "record", "run 1", "record", "sync"]  # one timed run over the budget is the time
+
+
 def test_tiny_group_problems_are_seeded_and_fit_the_tiny_group_kernels():
     problems = tiny_group_problems(16, seed=5150)
     assert problems == tiny_group_problems(16, seed=5150) != tiny_group_problems(16, seed=1)

@@ -143,6 +143,45 @@ def test_model_round_trips_and_refuses_what_it_cannot_trust(trained, tmp_path):
         SelectionModel.load(copy, direction="fwd", dtype="bf16", arch="sm_90")
 
 
+def test_a_ranker_trains_beside_the_regressor_and_chooses(split, trained, tmp_path):
+    """train.yaml `ranking`: a LambdaRank model over each problem's kernels is saved beside the regressor and its CV
+    metrics are the ranker's picks (the regressor's are kept with a prefix); a selection takes the least
+    exp(-score); retrained without ranking, the directory loses its ranker.txt."""
+    from gconv.heuristics.model import RankingConfig
+    from gconv.heuristics.train import relevance_labels
+
+    out = tmp_path / "fwd_bf16"
+    ranking = RankingConfig(label_step=0.1, label_levels=20, num_boost_round=30)
+    metadata = train(split[0], direction="fwd", dtype="bf16", arch="sm_90", out=out, data_files=[SAMPLE],
+                     rule_sets=["default"], config=SMALL_CONFIG.model_copy(update={"ranking": ranking}))
+    assert metadata.ranking == ranking and sorted(p.name for p in out.iterdir()) == [
+        "metadata.json", "model.txt", "ranker.txt"]
+    assert {k: v for k, v in metadata.cv_metrics.items() if k.startswith("regressor_")} == {
+        f"regressor_{k}": v for k, v in trained[2].cv_metrics.items() if k.startswith("efficiency_")}
+    model = SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90")
+    assert model.ranker.num_trees() == 30
+    problem = Problem(direction="fwd", dtype="bf16", N=8, G=2, C=64, K=64, Hi=28, Wi=28, Y=3, X=3, pad_h=1, pad_w=1)
+    names = ["fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1", "fwd_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1"]
+    candidates = [(KernelConfig.from_name(n), problem) for n in names]
+    arch = load_arch_spec("sm_90")
+    features = feature_matrix(problem, candidates, arch)
+    assert np.array_equal(model.choice_keys(problem, candidates, arch),
+                          np.exp(-model.ranker.predict(features, num_threads=1)))
+    assert np.array_equal(model.predict_ms(problem, candidates, arch), np.exp(model.booster.predict(features)))
+    table = ProblemTable(["a", "b", "c", "d"], np.zeros((4, 1)), np.log([1.0, 1.04, 1.3, 100.0]), np.zeros(4))
+    assert relevance_labels(table, ranking).tolist() == [20, 20, 17, 0]
+
+    (out / "ranker.txt").rename(tmp_path / "ranker.txt")
+    with pytest.raises(ModelError, match=r"^model .*fwd_bf16: ranker.txt is missing \(metadata.json says it was "
+                                         r"trained\)$"):
+        SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90")
+    (tmp_path / "ranker.txt").rename(out / "ranker.txt")
+    again = train(split[0], direction="fwd", dtype="bf16", arch="sm_90", out=out, data_files=[SAMPLE],
+                  rule_sets=["default"], config=SMALL_CONFIG)
+    assert again.ranking is None and not (out / "ranker.txt").exists()
+    assert SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90").ranker is None
+
+
 @pytest.fixture
 def models_root(monkeypatch, trained):
     monkeypatch.setattr(model_module, "MODELS_DIR", trained[0])

@@ -25,17 +25,25 @@ def selector() -> native.NativeSelector:
     return built
 
 
-def _model(problem: Problem):
+def _model(problem: Problem, ranked: bool = True):
+    """The checked-in model of the problem's target; ranked False: without its ranker (the regressor chooses)."""
     model = find_model(problem.direction.value, problem.dtype.value, ARCH)
-    return model if isinstance(model, SelectionModel) else None
+    if not isinstance(model, SelectionModel):
+        return None
+    assert model.ranker is not None
+    if ranked:
+        return model
+    return SelectionModel(model.booster, model.metadata.model_copy(update={"ranking": None}), model.path,
+                          label=model.label)
 
 
-@pytest.mark.parametrize("rule_set, seed", [("default", 11), ("default", 12), ("tests", 13)])
-def test_c_picks_what_python_picks(selector, rule_set, seed):
+@pytest.mark.parametrize("rule_set, seed, ranked", [("default", 11, True), ("default", 12, True), ("tests", 13, True),
+                                                    ("default", 14, False)])
+def test_c_picks_what_python_picks(selector, rule_set, seed, ranked):
     exact = numpy_is_libm()
     mismatches, by_model = [], 0
     for problem in seeded_problems(seed, 150, ("bf16", "bf16", "fp16")):
-        model = _model(problem)
+        model = _model(problem, ranked)
         by_model += model is not None
         python = selection.python_best(problem, rule_set, ARCH, model)
         c = selection.native_best(selector, problem, rule_set, ARCH, model)
@@ -130,7 +138,6 @@ def test_trees_the_c_evaluator_cannot_sum_are_refused_by_name():
     model = find_model("fwd", "bf16", ARCH)
 
     class Categorical:
-        label = model.label
         booster = type("Booster", (), {"num_trees": lambda self: 1, "dump_model": lambda self: {
             "num_class": 1, "num_tree_per_iteration": 1, "average_output": False, "objective": "regression",
             "tree_info": [{"tree_index": 0, "tree_structure": {
@@ -140,13 +147,15 @@ def test_trees_the_c_evaluator_cannot_sum_are_refused_by_name():
 
     with pytest.raises(ValueError, match=r"^model sm_90/fwd_bf16: split 0 is categorical \('=='\); the C evaluator "
                                          r"handles numerical splits only$"):
-        forest_of(Categorical())
+        forest_of(Categorical().booster, model.label)
 
 
-def test_the_checked_in_models_are_plain_numerical_forests():
+def test_the_checked_in_models_are_plain_numerical_forests_with_a_ranker():
     for direction in ("fwd", "bwd_data", "bwd_weight"):
-        forest = forest_of(find_model(direction, "bf16", ARCH))
-        assert forest.plain == 1 and len(forest.roots) == find_model(direction, "bf16", ARCH).booster.num_trees()
+        model = find_model(direction, "bf16", ARCH)
+        for booster in (model.booster, model.ranker):
+            forest = forest_of(booster, model.label)
+            assert forest.plain == 1 and len(forest.roots) == booster.num_trees()
 
 
 def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
@@ -159,7 +168,8 @@ def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
 def _restricted(model: SelectionModel, keep) -> SelectionModel:
     """The model with a smaller kernel pool: as if trained on fewer kernels."""
     pool = [name for name in model.metadata.kernel_pool if keep(name)]
-    return SelectionModel(model.booster, model.metadata.model_copy(update={"kernel_pool": pool}), model.path)
+    return SelectionModel(model.booster, model.metadata.model_copy(update={"kernel_pool": pool}), model.path,
+                          ranker=model.ranker)
 
 
 @pytest.mark.parametrize("keep, knows_some", [(lambda name: "_m64n" in name, True), (lambda name: False, False)],
@@ -196,7 +206,7 @@ def test_select_says_what_the_model_did_not_know(monkeypatch):
     count = len([c for c in selection.candidates(problem, "default", ARCH) if c.entry is not None])
     for keep, reason in [
         (lambda name: "_m64n" in name or "_m128n" in name,
-         "model sm_90/fwd_bf16 (LightGBM, feature version 7): least predicted time of {known} candidates; {skipped} "
+         "model sm_90/fwd_bf16 (LightGBM, feature version 7): ranked first of {known} candidates; {skipped} "
          "candidates outside its training pool skipped"),
         (lambda name: False, "fallback rule (model sm_90/fwd_bf16 was trained on none of the {count} candidates): "
                              "least analytic time of {count} candidates")]:

@@ -64,16 +64,22 @@ typedef struct gconv_tree_node {
     int32_t left, right;
 } gconv_tree_node;
 
-typedef struct gconv_model {
-    int direction, dtype;
-    const char *name;        /* "<arch>/<direction>_<dtype>", as Python's KernelChoice.reason names it */
-    int feature_version, target;
-    const char *target_name; /* heuristics/target.py: "log_time", ... */
+/* One LightGBM model's trees (gconv.c_source.Forest). */
+typedef struct gconv_forest {
     int32_t trees;
     int32_t plain;           /* 1: every split's missing type is None (NaN reads as 0; no split has a default way) */
     const int32_t *roots;
     const gconv_tree_node *nodes;
     const double *leaves;
+} gconv_forest;
+
+typedef struct gconv_model {
+    int direction, dtype;
+    const char *name;        /* "<arch>/<direction>_<dtype>", as Python's KernelChoice.reason names it */
+    int feature_version, target;
+    const char *target_name; /* heuristics/target.py: "log_time", ... */
+    gconv_forest regressor;  /* predicts a kernel's time (exp(raw) x the target's scale, in milliseconds) */
+    gconv_forest ranker;     /* chooses, leaves negated: its sum is a cost (c_source.forest_of); 0 trees: no ranker */
     int32_t pool_size;       /* the kernels it was trained on (metadata.json kernel_pool), sorted by strcmp: it */
     const char *const *pool; /* scores only these; a selection skips the others */
 } gconv_model;
@@ -149,7 +155,12 @@ GCONV_HIDDEN __int128 gconv_resident_blocks_per_sm(const gconv_config *config);
 GCONV_HIDDEN const gconv_model *gconv_model_for(int direction, int dtype);
 GCONV_HIDDEN void gconv_features(const gconv_config *config, const gconv_prob *problem, const gconv_prob *runs,
                                  double features[GCONV_FEATURE_COUNT]);
+/* The regressor's raw score of one feature row (LightGBM's Booster.predict, bit for bit). */
 GCONV_HIDDEN double gconv_model_raw(const gconv_model *model, const double features[GCONV_FEATURE_COUNT]);
+/* What a selection takes the least of (heuristics/model.py choice_keys): exp of the ranker's cost, or the predicted
+ * milliseconds when the model has no ranker. */
+GCONV_HIDDEN double gconv_model_choice_key(const gconv_model *model, const gconv_config *config,
+                                           const gconv_prob *problem, int64_t padded_C, int64_t padded_K);
 GCONV_HIDDEN size_t gconv_model_least(const gconv_model *model, const gconv_prob *problem, double *rows, size_t n,
                                       const char *const *names, double *key, int64_t *walks);
 GCONV_HIDDEN double gconv_model_predicted_ms(const gconv_model *model, const gconv_config *config,

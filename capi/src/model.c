@@ -206,17 +206,17 @@ static int32_t decide(const gconv_tree_node *split, const double *row) {
 }
 
 /* A feature row as LightGBM reads it: |value| <= kZeroThreshold is 0, and a plain model reads NaN as 0 too. */
-static void model_row(const gconv_model *m, const double *features, double *row) {
+static void model_row(const gconv_forest *m, const double *features, double *row) {
     for (int i = 0; i < GCONV_FEATURE_COUNT; i++)
         row[i] = (fabs(features[i]) > LGBM_ZERO_THRESHOLD || (!m->plain && isnan(features[i]))) ? features[i] : 0.0;
 }
 
-static int32_t next_node(const gconv_model *m, const gconv_tree_node *split, const double *row) {
+static int32_t next_node(const gconv_forest *m, const gconv_tree_node *split, const double *row) {
     return m->plain ? (row[split->feature] <= split->threshold ? split->left : split->right) : decide(split, row);
 }
 
 /* The leaf value one tree gives a model row. */
-static double tree_value(const gconv_model *m, int32_t tree, const double *row) {
+static double tree_value(const gconv_forest *m, int32_t tree, const double *row) {
     int32_t node = m->roots[tree];
     while (node >= 0) node = next_node(m, &m->nodes[node], row);
     return m->leaves[~node];
@@ -224,12 +224,16 @@ static double tree_value(const gconv_model *m, int32_t tree, const double *row) 
 
 /* The raw score of one row: the leaf values its walks reach, summed in tree order from 0 -- bit for bit LightGBM's.
  * (Walking 8 rows in lockstep, or QuickScorer's bitvectors, measured no faster on the CI-class CPU.) */
-double gconv_model_raw(const gconv_model *m, const double features[GCONV_FEATURE_COUNT]) {
+static double forest_raw(const gconv_forest *f, const double features[GCONV_FEATURE_COUNT]) {
     double row[GCONV_FEATURE_COUNT];
-    model_row(m, features, row);
+    model_row(f, features, row);
     double sum = 0.0;
-    for (int32_t t = 0; t < m->trees; t++) sum += tree_value(m, t, row);
+    for (int32_t t = 0; t < f->trees; t++) sum += tree_value(f, t, row);
     return sum;
+}
+
+double gconv_model_raw(const gconv_model *m, const double features[GCONV_FEATURE_COUNT]) {
+    return forest_raw(&m->regressor, features);
 }
 
 /* heuristics/target.py scale_ms: the milliseconds exp(raw) is in units of (1 for log_time). */
@@ -254,9 +258,18 @@ double gconv_model_predicted_ms(const gconv_model *m, const gconv_config *c, con
     return exp(raw) * target_scale_ms(m, p, features);
 }
 
+double gconv_model_choice_key(const gconv_model *m, const gconv_config *c, const gconv_prob *p, int64_t padded_C,
+                              int64_t padded_K) {
+    if (m->ranker.trees == 0) return gconv_model_predicted_ms(m, c, p, padded_C, padded_K, NULL);
+    double features[GCONV_FEATURE_COUNT];
+    gconv_prob runs = gconv_with_channels(p, padded_C, padded_K);
+    gconv_features(c, p, &runs, features);
+    return exp(forest_raw(&m->ranker, features));
+}
+
 /* The least leaf a subtree can give any candidate of the problem whose row is row: a split on a problem feature (the
  * same in every candidate's row) goes the problem's way, any other split both ways. */
-static double least_reachable(const gconv_model *m, int32_t node, const double *row) {
+static double least_reachable(const gconv_forest *m, int32_t node, const double *row) {
     if (node < 0) return m->leaves[~node];
     const gconv_tree_node *split = &m->nodes[node];
     if (split->feature < GCONV_PROBLEM_FEATURE_COUNT) return least_reachable(m, next_node(m, split, row), row);
@@ -279,15 +292,17 @@ static int by_partial_sum(const void *a, const void *b) {
  * rounding of the sums, so a candidate whose key could tie or beat the best is always walked to the end. */
 #define BOUND_MARGIN 1e-9
 
-/* The row of the least (model key, name) of n candidates -- the key bit for bit gconv_model_predicted_ms's -- with
+/* The row of the least (choice key, name) of n candidates -- the key bit for bit gconv_model_choice_key's -- with
  * its key in *key; the trees walked are added to *walks. rows holds each candidate's features (gconv_features),
  * COUNT per row, and is rewritten. Without scratch memory it returns n, choosing none: the caller scores one by one.
  *
  * Every candidate walks the first ORDERING_TREES trees; then, in the order of those partial sums, each walks on until
  * its sum so far plus the least leaves the remaining trees can reach (least_reachable) exceeds the best key found: it
  * cannot win, and is dropped. The winner's sum is the full one, in tree order, so nothing changes but the work. */
-size_t gconv_model_least(const gconv_model *m, const gconv_prob *p, double *rows, size_t n, const char *const *names,
-                         double *key, int64_t *walks) {
+size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *rows, size_t n,
+                         const char *const *names, double *key, int64_t *walks) {
+    const int ranked = model->ranker.trees > 0;
+    const gconv_forest *m = ranked ? &model->ranker : &model->regressor;
     int32_t trees = m->trees, ordering = trees < ORDERING_TREES ? trees : ORDERING_TREES;
     double *rest = malloc(sizeof *rest * ((size_t)trees + 1) + sizeof(double) * n);
     partial_score *order = malloc(sizeof *order * n);
@@ -299,7 +314,7 @@ size_t gconv_model_least(const gconv_model *m, const gconv_prob *p, double *rows
     double *scales = rest + trees + 1;
     for (size_t i = 0; i < n; i++) {
         double *row = rows + i * GCONV_FEATURE_COUNT;
-        scales[i] = target_scale_ms(m, p, row);
+        scales[i] = ranked ? 1.0 : target_scale_ms(model, p, row);
         model_row(m, row, row);
     }
     rest[trees] = 0.0; /* rest[t]: the least the trees t.. can add */

@@ -521,7 +521,9 @@ static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gco
                 pick->index = (int64_t)found[best].index;
                 pick->padded_C = found[best].C;
                 pick->padded_K = found[best].K;
-                pick->key = key;
+                pick->key = model->ranker.trees ? gconv_model_predicted_ms(model, pool_config(pool, found[best].index),
+                                                                          p, found[best].C, found[best].K, NULL)
+                                                : key;
             }
         }
     }
@@ -532,9 +534,9 @@ static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gco
 }
 
 /* The least key among the candidates of p in pool, ties by name -- Python's min over (key, name): the model's
- * predicted time of the candidates it knows, or (model NULL) the analytic time of all. With a model, least_by_model
- * finds the same pick walking fewer trees; this loop scores every candidate in full (without a model, or when
- * least_by_model has no memory). */
+ * choice key of the candidates it knows, or (model NULL) the analytic time of all; the pick's key is then its
+ * predicted time. With a model, least_by_model finds the same pick walking fewer trees; this loop scores every
+ * candidate in full (without a model, or when least_by_model has no memory). */
 static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
     *pick = (gconv_pick){.index = -1};
     if (model && least_by_model(p, pool, model, pick)) return;
@@ -542,15 +544,18 @@ static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model
     candidate c;
     for (size_t i = 0; next_candidate(p, pool, model, &i, &c, &pick->skipped); i++) {
         const gconv_config *config = pool_config(pool, i);
-        double key = model ? gconv_model_predicted_ms(model, config, p, c.C, c.K, NULL)
+        double key = model ? gconv_model_choice_key(model, config, p, c.C, c.K)
                            : gconv_predicted_seconds(config, p, c.C, c.K);
         pick->candidates++;
-        pick->tree_walks += model ? model->trees : 0;
+        pick->tree_walks += model ? (model->ranker.trees ? model->ranker.trees : model->regressor.trees) : 0;
         if (pick->index < 0 || key < pick->key || (key == pick->key && strcmp(c.name, best_name) < 0)) {
             *pick = (gconv_pick){(int64_t)i, pick->candidates, c.C, c.K, key, pick->skipped, 0, pick->tree_walks};
             best_name = c.name;
         }
     }
+    if (model && model->ranker.trees && pick->index >= 0)
+        pick->key = gconv_model_predicted_ms(model, pool_config(pool, (size_t)pick->index), p, pick->padded_C,
+                                             pick->padded_K, NULL);
 }
 
 /* runtime/selection.py python_best: the model's pick among the candidates it knows, or, when it knows none (or there
