@@ -86,13 +86,12 @@ def test_summary_is_the_geometric_mean_of_best_against_best():
     assert lines[4].split() == ["fwd", "all", "3", "1.06x", "0.40x", "44.7%", "2"]
 
 
-def test_median_ms_queues_a_sleep_so_gpu_times_exclude_host_launch_cost(monkeypatch):
-    """On CUDA: warm-up, sync, then a sleep kernel long enough for every repeat, then the event-timed runs."""
+def _fake_cuda(monkeypatch, elapsed_ms: list[float]) -> list[str]:
+    """torch.cuda as median_ms sees it, without a GPU: events whose elapsed times are elapsed_ms in turn; the returned
+    log records every run, event, sync and sleep in order."""
     import torch
 
-    from gconv.bench import timing
-
-    log, elapsed = [], iter([5.0, 1.0, 3.0])
+    log, elapsed = [], iter(elapsed_ms)
 
     class FakeEvent:
         def __init__(self, enable_timing):
@@ -108,6 +107,14 @@ def test_median_ms_queues_a_sleep_so_gpu_times_exclude_host_launch_cost(monkeypa
     monkeypatch.setattr(torch.cuda, "synchronize", lambda: log.append("sync"))
     monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
     monkeypatch.setattr(torch.cuda, "_sleep", lambda cycles: log.append(f"sleep {cycles}"))
+    return log
+
+
+def test_median_ms_queues_a_sleep_so_gpu_times_exclude_host_launch_cost(monkeypatch):
+    """On CUDA: warm-up, sync, then a sleep kernel long enough for every repeat, then the event-timed runs."""
+    from gconv.bench import timing
+
+    log = _fake_cuda(monkeypatch, [5.0, 1.0, 3.0])
     ms = timing.median_ms(lambda i: log.append(f"run {i}"), warmup=2, repeats=3)
     assert ms == 3.0
     assert log == ["run 0", "run 1", "sync", f"sleep {3 * timing.SLEEP_CYCLES_PER_REPEAT}",
@@ -127,26 +134,9 @@ def test_repeats_shrink_to_the_budget_for_slow_kernels_only():
 
 
 def test_median_ms_times_the_last_warm_up_and_runs_only_what_fits_the_budget(monkeypatch):
-    import torch
-
     from gconv.bench import timing
 
-    log, elapsed = [], iter([400.0, 9.0, 7.0, 8.0, 2500.0])  # probe (400 ms), three repeats; next call's probe
-
-    class FakeEvent:
-        def __init__(self, enable_timing):
-            assert enable_timing
-
-        def record(self):
-            log.append("record")
-
-        def elapsed_time(self, end):
-            return next(elapsed)
-
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "synchronize", lambda: log.append("sync"))
-    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
-    monkeypatch.setattr(torch.cuda, "_sleep", lambda cycles: log.append(f"sleep {cycles}"))
+    log = _fake_cuda(monkeypatch, [400.0, 9.0, 7.0, 8.0, 2500.0])  # probe (400 ms), three repeats; next call's probe
     ms = timing.median_ms(lambda i: log.append(f"run {i}"), warmup=3, repeats=10, budget_ms=1000.0)
     assert ms == 8.0  # the third warm-up was skipped: the probe said the kernel is slow
     assert log == ["run 0", "sync", "record", "run 1", "record", "sync",

@@ -247,12 +247,18 @@ static double target_scale_ms(const gconv_model *m, const gconv_prob *p, const d
     return 1.0;
 }
 
+/* One candidate's feature row: config c running p at padded_C / padded_K channels per group. */
+static void candidate_features(const gconv_config *c, const gconv_prob *p, int64_t padded_C, int64_t padded_K,
+                               double features[GCONV_FEATURE_COUNT]) {
+    gconv_prob runs = gconv_with_channels(p, padded_C, padded_K);
+    gconv_features(c, p, &runs, features);
+}
+
 /* heuristics/model.py predict_ms: exp(raw) * scale_ms (heuristics/target.py) for one candidate. */
 double gconv_model_predicted_ms(const gconv_model *m, const gconv_config *c, const gconv_prob *p, int64_t padded_C,
                                 int64_t padded_K, double *raw_out) {
     double features[GCONV_FEATURE_COUNT];
-    gconv_prob runs = gconv_with_channels(p, padded_C, padded_K);
-    gconv_features(c, p, &runs, features);
+    candidate_features(c, p, padded_C, padded_K, features);
     double raw = gconv_model_raw(m, features);
     if (raw_out) *raw_out = raw;
     return exp(raw) * target_scale_ms(m, p, features);
@@ -262,9 +268,8 @@ double gconv_model_choice_key(const gconv_model *m, const gconv_config *c, const
                               int64_t padded_K) {
     if (m->ranker.trees == 0) return gconv_model_predicted_ms(m, c, p, padded_C, padded_K, NULL);
     double features[GCONV_FEATURE_COUNT];
-    gconv_prob runs = gconv_with_channels(p, padded_C, padded_K);
-    gconv_features(c, p, &runs, features);
-    return exp(forest_raw(&m->ranker, features));
+    candidate_features(c, p, padded_C, padded_K, features);
+    return exp(forest_raw(&m->ranker, features)); /* the leaves are negated: exp(-score), as choice_keys */
 }
 
 /* The least leaf a subtree can give any candidate of the problem whose row is row: a split on a problem feature (the
