@@ -521,9 +521,7 @@ static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gco
                 pick->index = (int64_t)found[best].index;
                 pick->padded_C = found[best].C;
                 pick->padded_K = found[best].K;
-                pick->key = model->ranker.trees ? gconv_model_predicted_ms(model, pool_config(pool, found[best].index),
-                                                                          p, found[best].C, found[best].K, NULL)
-                                                : key;
+                pick->key = key;
             }
         }
     }
@@ -534,8 +532,7 @@ static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gco
 }
 
 /* The least key among the candidates of p in pool, ties by name -- Python's min over (key, name): the model's
- * choice key of the candidates it knows, or (model NULL) the analytic time of all; the pick's key is then its
- * predicted time. With a model, least_by_model finds the same pick walking fewer trees; this loop scores every
+ * choice key of the candidates it knows, or (model NULL) the analytic time of all. With a model, least_by_model finds the same pick walking fewer trees; this loop scores every
  * candidate in full (without a model, or when least_by_model has no memory). */
 static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
     *pick = (gconv_pick){.index = -1};
@@ -553,9 +550,6 @@ static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model
             best_name = c.name;
         }
     }
-    if (model && model->ranker.trees && pick->index >= 0)
-        pick->key = gconv_model_predicted_ms(model, pool_config(pool, (size_t)pick->index), p, pick->padded_C,
-                                             pick->padded_K, NULL);
 }
 
 /* runtime/selection.py python_best: the model's pick among the candidates it knows, or, when it knows none (or there
@@ -564,6 +558,9 @@ void gconv_pick_best(const gconv_prob *p, const gconv_pool *pool, const gconv_mo
     least(p, pool, model, pick);
     if (model && pick->index >= 0) {
         pick->by_model = 1;
+        if (model->ranker.trees) /* the ranker chose: the key becomes the regressor's predicted time of the pick */
+            pick->key = gconv_model_predicted_ms(model, pool_config(pool, (size_t)pick->index), p, pick->padded_C,
+                                                 pick->padded_K, NULL);
     } else if (model && pick->skipped > 0) {
         int64_t skipped = pick->skipped;
         least(p, pool, NULL, pick);
