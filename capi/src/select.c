@@ -532,8 +532,9 @@ static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gco
 }
 
 /* The least key among the candidates of p in pool, ties by name -- Python's min over (key, name): the model's
- * choice key of the candidates it knows, or (model NULL) the analytic time of all. With a model, least_by_model finds the same pick walking fewer trees; this loop scores every
- * candidate in full (without a model, or when least_by_model has no memory). */
+ * choice key of the candidates it knows, or (model NULL) the analytic time of all. With a model, least_by_model
+ * finds the same pick walking fewer trees; this loop scores every candidate in full (without a model, or when
+ * least_by_model has no memory). */
 static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
     *pick = (gconv_pick){.index = -1};
     if (model && least_by_model(p, pool, model, pick)) return;
