@@ -13,13 +13,17 @@ from gconv.bench.profile import summarise
 from gconv.bench.rows import read_rows
 
 
+def summary(files: list[Path], without: str | None = None) -> str:
+    """summarise() over the rows of every file, less the kernels whose names contain without."""
+    return summarise([r for f in files for r in read_rows(f) if not (without and without in r["kernel"])])
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--without", metavar="TOKEN", help="leave out kernels whose names contain TOKEN")
     args = parser.parse_args(argv)
-    rows = [r for f in args.files for r in read_rows(f) if not (args.without and args.without in r["kernel"])]
-    print(summarise(rows))
+    print(summary(args.files, args.without))
 
 
 if __name__ == "__main__":
