@@ -157,44 +157,39 @@ def test_tiny_group_problems_are_seeded_and_fit_the_tiny_group_kernels():
     assert committed == problems
 
 
-def test_compare_sweeps_leaves_a_family_out_of_before(tmp_path):
-    from gconv.bench.compare_sweeps import compare
+def write_sweep(path, problem, times, roofline_pct=None):
+    """A sweep CSV of one problem: an ok row per kernel name -> milliseconds."""
     from gconv.bench.rows import ROW_FIELDS, ProfileRow, csv_row
 
-    problem = Problem(direction="fwd", dtype="bf16", N=1, G=8, C=2, K=2, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
-    times = {"cudnn-heuristic": 2.0, "fwd_bf16_direct_p64c32_w4_v1": 4.0,
-             "fwd_bf16_depthwise_t4x8c16_f3_m2_cpg2_w2_v8": 0.5}
-    path = tmp_path / "sweep.csv"
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=ROW_FIELDS)
         writer.writeheader()
         for kernel, ms in times.items():
             writer.writerow(csv_row(problem, ProfileRow(problem=problem.key, kernel=kernel, status="ok", time_ms=ms,
-                                                        tflops=None, gbs=None, roofline_pct=None)))
+                                                        tflops=None, gbs=None, roofline_pct=roofline_pct)))
+    return path
+
+
+def test_compare_sweeps_leaves_a_family_out_of_before(tmp_path):
+    from gconv.bench.compare_sweeps import compare
+
+    problem = Problem(direction="fwd", dtype="bf16", N=1, G=8, C=2, K=2, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
+    path = write_sweep(tmp_path / "sweep.csv", problem, {"cudnn-heuristic": 2.0, "fwd_bf16_direct_p64c32_w4_v1": 4.0,
+                                                          "fwd_bf16_depthwise_t4x8c16_f3_m2_cpg2_w2_v8": 0.5})
     table = compare(path, path, ("without", "with"), before_without="_cpg")
     assert table.splitlines()[-1] == "| fwd | 1 | 0.50x | 4.00x | 8.00x |"
     assert compare(path, path, ("a", "b")).splitlines()[-1] == "| fwd | 1 | 4.00x | 4.00x | 1.00x |"
 
 
 def test_summarise_sweeps_joins_files_and_leaves_a_family_out(tmp_path):
-    from gconv.bench.rows import ROW_FIELDS, ProfileRow, csv_row
     from gconv.bench.summarise_sweeps import summary
 
-    def sweep_file(name, problem, times):
-        path = tmp_path / name
-        with open(path, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=ROW_FIELDS)
-            writer.writeheader()
-            for kernel, ms in times.items():
-                writer.writerow(csv_row(problem, ProfileRow(problem=problem.key, kernel=kernel, status="ok",
-                                                            time_ms=ms, tflops=None, gbs=None, roofline_pct=10.0)))
-        return path
-
     wide = dict(direction="fwd", dtype="bf16", N=8, G=2, C=64, K=64, Hi=32, Wi=32, Y=3, X=3, pad_h=1, pad_w=1)
-    first = sweep_file("a.csv", Problem(**wide), {"cudnn-heuristic": 2.0, "fwd_bf16_igemm_m128n64k32_w4": 1.0,
-                                                  "fwd_bf16_igemm_m128n64k64_w4": 0.5})
-    second = sweep_file("b.csv", Problem(**{**wide, "N": 1}), {"cudnn-exhaustive": 1.0,
-                                                                "fwd_bf16_igemm_m128n64k32_w4": 2.0})
+    first = write_sweep(tmp_path / "a.csv", Problem(**wide), {"cudnn-heuristic": 2.0,
+                                                              "fwd_bf16_igemm_m128n64k32_w4": 1.0,
+                                                              "fwd_bf16_igemm_m128n64k64_w4": 0.5}, roofline_pct=10.0)
+    second = write_sweep(tmp_path / "b.csv", Problem(**{**wide, "N": 1}),
+                         {"cudnn-exhaustive": 1.0, "fwd_bf16_igemm_m128n64k32_w4": 2.0}, roofline_pct=10.0)
     # 4x and 0.5x with the k64 kernel; 2x and 0.5x without it. Roofline: 10% of 0.5 ms (>= 20 us) and of 2 ms
     assert summary([first, second]).splitlines()[2].split() == ["fwd", "C/G>16", "2", "1.41x", "0.50x", "10.0%", "2"]
     assert summary([first, second], "k64_").splitlines()[2].split() == \
