@@ -10,9 +10,16 @@ times: with a budget, the second warm-up run (the first may load the kernel) is 
 the budget, the warm-ups stop there and the repeats shrink to what fits, never below MIN_REPEATS, and a run that alone
 exceeds the budget is its own measurement. Such kernels run long enough that one run is accurate to well under a
 percent; the fast ones, which the oracle picks, keep every warm-up and repeat.
+
+A timed pass can still be spoiled: if the host stalls for longer than the sleep (a page fault, a descheduled process),
+the GPU catches up and the later event pairs time the host's launch cost instead of the kernel -- the training sweeps
+hold a few such rows, a 4 us kernel recorded at 145 us. So a pass whose sleep had already ended when the host finished
+queueing, or whose median exceeds its fastest repeat by more than SETTLED_RATIO, is timed again with twice the sleep,
+up to MAX_PASSES passes, and the least median is the time.
 """
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from collections.abc import Callable
@@ -28,6 +35,8 @@ MAX_ROTATIONS = 8
 # Queued ahead of the timed calls: ~0.25 ms per repeat at H100 clocks, more than one call's host cost.
 SLEEP_CYCLES_PER_REPEAT = 450_000
 MIN_REPEATS = 3
+SETTLED_RATIO = 1.5  # median / fastest repeat of a pass; above it, the pass is timed again
+MAX_PASSES = 3
 
 
 def rotations_for(problem: Problem, l2_bytes: int = L2_BYTES) -> int:
@@ -76,15 +85,30 @@ def median_ms(run: Callable[[int], object], *, warmup: int = 3, repeats: int = 1
             run(i)
             times.append((time.perf_counter() - started) * 1e3)
         return statistics.median(times)
+    best = math.inf
+    for attempt in range(MAX_PASSES):
+        times, host_kept_up = _timed_pass(run, range(warmed, warmed + repeats), sleep_factor=2 ** attempt)
+        best = min(best, statistics.median(times))
+        if host_kept_up and statistics.median(times) <= SETTLED_RATIO * min(times):
+            break
+    return best
+
+
+def _timed_pass(run: Callable[[int], object], indices: range, sleep_factor: int) -> tuple[list[float], bool]:
+    """GPU times of run(i) for i in indices, each between its own events, all queued behind a sleep kernel; and
+    whether the host queued every run before the sleep ended (if not, some pairs may have timed the host)."""
     torch.cuda.synchronize()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeats)]
-    torch.cuda._sleep(SLEEP_CYCLES_PER_REPEAT * repeats)  # the host queues every timed call meanwhile
-    for i, (start, end) in enumerate(events):
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in indices]
+    torch.cuda._sleep(SLEEP_CYCLES_PER_REPEAT * len(indices) * sleep_factor)  # the host queues every run meanwhile
+    slept = torch.cuda.Event()
+    slept.record()
+    for i, (start, end) in zip(indices, events):
         start.record()
-        run(warmed + i)
+        run(i)
         end.record()
+    host_kept_up = not slept.query()
     torch.cuda.synchronize()
-    return statistics.median(start.elapsed_time(end) for start, end in events)
+    return [start.elapsed_time(end) for start, end in events], host_kept_up
 
 
 def _one_run_ms(run: Callable[[int], object], i: int) -> float:

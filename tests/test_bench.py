@@ -86,19 +86,25 @@ def test_summary_is_the_geometric_mean_of_best_against_best():
     assert lines[4].split() == ["fwd", "all", "3", "1.06x", "0.40x", "44.7%", "2"]
 
 
-def _fake_cuda(monkeypatch, elapsed_ms: list[float]) -> list[str]:
-    """torch.cuda as median_ms sees it, without a GPU: events whose elapsed times are elapsed_ms in turn; the returned
-    log records every run, event, sync and sleep in order."""
+def _fake_cuda(monkeypatch, elapsed_ms: list[float], slept: list[bool] = ()) -> list[str]:
+    """torch.cuda as median_ms sees it, without a GPU: timing events whose elapsed times are elapsed_ms in turn, and
+    sleep-end events whose query() answers slept in turn (False -- the sleep still running -- once slept runs out);
+    the returned log records every run, event, query, sync and sleep in order."""
     import torch
 
-    log, elapsed = [], iter(elapsed_ms)
+    log, elapsed, ended = [], iter(elapsed_ms), iter(slept)
 
     class FakeEvent:
-        def __init__(self, enable_timing):
-            assert enable_timing
+        def __init__(self, enable_timing=False):
+            self.timing = enable_timing
 
         def record(self):
-            log.append("record")
+            log.append("record" if self.timing else "record sleep end")
+
+        def query(self):
+            assert not self.timing
+            log.append("query")
+            return next(ended, False)
 
         def elapsed_time(self, end):
             return next(elapsed)
@@ -110,15 +116,39 @@ def _fake_cuda(monkeypatch, elapsed_ms: list[float]) -> list[str]:
     return log
 
 
+def timed_pass(first_run: int, repeats: int, sleep_cycles: int) -> list[str]:
+    """The log of one timed pass of median_ms: runs first_run.. between event pairs, queued behind the sleep."""
+    runs = [entry for i in range(first_run, first_run + repeats) for entry in ("record", f"run {i}", "record")]
+    return ["sync", f"sleep {sleep_cycles}", "record sleep end", *runs, "query", "sync"]
+
+
 def test_median_ms_queues_a_sleep_so_gpu_times_exclude_host_launch_cost(monkeypatch):
     """On CUDA: warm-up, sync, then a sleep kernel long enough for every repeat, then the event-timed runs."""
     from gconv.bench import timing
 
-    log = _fake_cuda(monkeypatch, [5.0, 1.0, 3.0])
+    log = _fake_cuda(monkeypatch, [5.0, 4.0, 3.0])
     ms = timing.median_ms(lambda i: log.append(f"run {i}"), warmup=2, repeats=3)
-    assert ms == 3.0
-    assert log == ["run 0", "run 1", "sync", f"sleep {3 * timing.SLEEP_CYCLES_PER_REPEAT}",
-                   "record", "run 2", "record", "record", "run 3", "record", "record", "run 4", "record", "sync"]
+    assert ms == 4.0
+    assert log == ["run 0", "run 1", *timed_pass(2, 3, 3 * timing.SLEEP_CYCLES_PER_REPEAT)]
+
+
+def test_a_pass_whose_host_fell_behind_or_whose_times_scatter_is_timed_again_with_a_longer_sleep(monkeypatch):
+    """A host stall longer than the sleep lets the GPU catch up, and the later pairs time the host (the 145 us rows of
+    a 4 us kernel): such a pass is timed again with twice the sleep, up to MAX_PASSES; the least median counts."""
+    from gconv.bench import timing
+
+    sleep = 3 * timing.SLEEP_CYCLES_PER_REPEAT
+    log = _fake_cuda(monkeypatch, [0.004, 0.145, 0.150, 0.004, 0.004, 0.005], slept=[True])
+    assert timing.median_ms(lambda i: log.append(f"run {i}"), warmup=1, repeats=3) == 0.004
+    assert log == ["run 0", *timed_pass(1, 3, sleep), *timed_pass(1, 3, 2 * sleep)]
+
+    log = _fake_cuda(monkeypatch, [0.004, 0.145, 0.150, 0.004, 0.145, 0.150, 0.150, 0.145, 0.004])  # never settles
+    assert timing.median_ms(lambda i: log.append(f"run {i}"), warmup=1, repeats=3) == 0.145
+    assert log == ["run 0", *timed_pass(1, 3, sleep), *timed_pass(1, 3, 2 * sleep), *timed_pass(1, 3, 4 * sleep)]
+
+    log = _fake_cuda(monkeypatch, [0.004, 0.006, 0.005])  # 0.005 / 0.004 is within SETTLED_RATIO: one pass
+    assert timing.median_ms(lambda i: log.append(f"run {i}"), warmup=1, repeats=3) == 0.005
+    assert log == ["run 0", *timed_pass(1, 3, sleep)]
 
 
 def test_repeats_shrink_to_the_budget_for_slow_kernels_only():
@@ -140,8 +170,7 @@ def test_median_ms_times_the_last_warm_up_and_runs_only_what_fits_the_budget(mon
     ms = timing.median_ms(lambda i: log.append(f"run {i}"), warmup=3, repeats=10, budget_ms=1000.0)
     assert ms == 8.0  # the third warm-up was skipped: the probe said the kernel is slow
     assert log == ["run 0", "sync", "record", "run 1", "record", "sync",
-                   "sync", f"sleep {3 * timing.SLEEP_CYCLES_PER_REPEAT}",
-                   "record", "run 2", "record", "record", "run 3", "record", "record", "run 4", "record", "sync"]
+                   *timed_pass(2, 3, 3 * timing.SLEEP_CYCLES_PER_REPEAT)]
     log.clear()
     assert timing.median_ms(lambda i: log.append(f"run {i}"), warmup=3, repeats=10, budget_ms=1000.0) == 2500.0
     assert log == ["run 0", "sync", "record", "run 1", "record", "sync"]  # one timed run over the budget is the time
