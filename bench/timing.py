@@ -88,8 +88,9 @@ def median_ms(run: Callable[[int], object], *, warmup: int = 3, repeats: int = 1
     best = math.inf
     for attempt in range(MAX_PASSES):
         times, host_kept_up = _timed_pass(run, range(warmed, warmed + repeats), sleep_factor=2 ** attempt)
-        best = min(best, statistics.median(times))
-        if host_kept_up and statistics.median(times) <= SETTLED_RATIO * min(times):
+        median = statistics.median(times)
+        best = min(best, median)
+        if host_kept_up and median <= SETTLED_RATIO * min(times):
             break
     return best
 
