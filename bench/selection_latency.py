@@ -51,7 +51,7 @@ def walked_share(problems: list[Problem], arch: str, rule_set: str) -> str:
         pick = native.choose(problem, selection._pool(rule_set, problem.direction, problem.dtype, arch), model)
         if pick is not None and pick.by_model:
             walked += pick.tree_walks
-            every += pick.candidates * (model.ranker or model.booster).num_trees()  # the forest the search walks
+            every += pick.candidates * model.choosing_forest.num_trees()
     return f"{100 * walked / every:.0f}%" if every else "-"
 
 

@@ -104,6 +104,11 @@ class SelectionModel:
         skips the others rather than extrapolate to kernels it never saw."""
         return kernel in self._pool
 
+    @property
+    def choosing_forest(self):
+        """The forest a selection walks: the ranker when there is one, else the regressor (choice_keys)."""
+        return self.booster if self.ranker is None else self.ranker
+
     @classmethod
     def load(cls, path: Path, *, direction: str, dtype: str, arch: str) -> "SelectionModel":
         meta_path, model_path = path / METADATA_FILE, path / MODEL_FILE

@@ -159,7 +159,7 @@ def test_a_ranker_trains_beside_the_regressor_and_chooses(split, trained, tmp_pa
     assert {k: v for k, v in metadata.cv_metrics.items() if k.startswith("regressor_")} == {
         f"regressor_{k}": v for k, v in trained[2].cv_metrics.items() if k.startswith("efficiency_")}
     model = SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90")
-    assert model.ranker.num_trees() == 30
+    assert model.ranker.num_trees() == 30 and model.choosing_forest is model.ranker
     problem = Problem(direction="fwd", dtype="bf16", N=8, G=2, C=64, K=64, Hi=28, Wi=28, Y=3, X=3, pad_h=1, pad_w=1)
     names = ["fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1", "fwd_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1"]
     candidates = [(KernelConfig.from_name(n), problem) for n in names]
@@ -179,7 +179,8 @@ def test_a_ranker_trains_beside_the_regressor_and_chooses(split, trained, tmp_pa
     again = train(split[0], direction="fwd", dtype="bf16", arch="sm_90", out=out, data_files=[SAMPLE],
                   rule_sets=["default"], config=SMALL_CONFIG)
     assert again.ranking is None and not (out / "ranker.txt").exists()
-    assert SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90").ranker is None
+    plain = SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90")
+    assert plain.ranker is None and plain.choosing_forest is plain.booster
 
 
 @pytest.fixture

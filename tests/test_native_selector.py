@@ -228,7 +228,7 @@ def test_the_search_walks_fewer_trees_than_candidates_times_trees(selector):
         pick = selector.choose(problem, selection._pool("default", problem.direction, problem.dtype, ARCH), model)
         if pick is None or not pick.by_model:
             continue
-        trees = (model.ranker or model.booster).num_trees()  # the search walks the ranker when there is one
+        trees = model.choosing_forest.num_trees()
         assert trees <= pick.tree_walks <= pick.candidates * trees, problem.key
         walked += pick.tree_walks
         every += pick.candidates * trees
