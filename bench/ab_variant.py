@@ -1,9 +1,12 @@
-"""A/B one kernel axis on the GPU before it becomes a rule: every igemm instance of a set that runs a problem
-unpadded, against its twin with one axis changed (rendered from the templates into a scratch folder), timed in the
-same process, interleaved, with cuDNN (heuristic) alongside.
+"""A/B one kernel axis or template choice on the GPU before it becomes a rule: every instance of a set (igemm unless
+--algorithms says otherwise) that runs a problem, against its twin with one axis changed (--set) or rendered with
+another template choice (--choice, generator/render.py's template_choices), rendered from the templates into a
+scratch folder, timed in the same process, interleaved, with cuDNN (heuristic) alongside.
 
     python -m bench.ab_variant --problems bench/problems/baseline-synthetic-bf16.csv --set tap_major=true \
         --directions fwd bwd_data --out $OUT/ab.csv
+    python -m bench.ab_variant --problems bench/problems/depthwise-synthetic-bf16.csv --choice tap_loop=rolled \
+        --algorithms depthwise --directions bwd_data --out $OUT/ab-tap-loop.csv
 
 Writes one row per (problem, kernel): base and twin times, each one's error against cuDNN's output; prints per
 problem the best base, best twin and cuDNN, and per direction x shape class the geomean of best twin over best base.
@@ -20,11 +23,12 @@ import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FuturesTimeout
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
-from gconv.generator.render import Provenance, render
+from gconv.generator.render import CHOICES, Provenance, checked_choices, render
 from gconv.paths import REPO_ROOT
 from gconv.runtime.device import arch_of
 from gconv.runtime.kernels import load_kernel_module
@@ -60,23 +64,53 @@ def twin_of(config: KernelConfig, update: dict[str, object]) -> KernelConfig | N
     return None if twin == config else twin
 
 
-def pairs_for(problem: Problem, rule_set: str, arch: str, update: dict, scratch: Path) -> list[tuple[str, str, str]]:
-    """(base name, base source, twin source) for every unpadded igemm candidate of problem that has a twin."""
+def parse_choice(text: str) -> dict[str, str]:
+    """'choice=value' -> {choice: value}, a template choice of generator/render.py."""
+    key, _, value = text.partition("=")
+    if key not in CHOICES or value not in CHOICES[key]:
+        known = "; ".join(f"{k}: {', '.join(v)}" for k, v in CHOICES.items())
+        raise SystemExit(f"--choice wants choice=value with a template choice ({known}), got {text!r}")
+    return {key: value}
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A candidate and its twin: their configs (equal when only a template choice differs) and sources."""
+
+    base: KernelConfig
+    base_source: str
+    twin: KernelConfig
+    twin_source: str
+
+    @property
+    def twin_label(self) -> str:
+        return Path(self.twin_source).stem
+
+
+def pairs_for(problem: Problem, rule_set: str, arch: str, update: dict, scratch: Path, choices: dict | None = None,
+              algorithms: tuple[Algorithm, ...] = (Algorithm.igemm,)) -> list[Pair]:
+    """A Pair for every candidate of problem (of the given algorithms) that runs it and has a twin: the config with
+    update applied, rendered with choices. A twin that renders the same source, or does not run the problem, is left
+    out."""
     entries = entries_by_name(rule_set)
     out = []
     for name in kernels_for(problem, rule_set, arch):
         entry = entries.get(name)
-        if entry is None or entry.config.algorithm is not Algorithm.igemm:
+        if entry is None or entry.config.algorithm not in algorithms:
             continue
         if unsupported_reason(entry.config, problem) is not None:
             continue
-        twin = twin_of(entry.config, update)
+        twin = twin_of(entry.config, update) if update else entry.config
         if twin is None or unsupported_reason(twin, problem) is not None:
             continue
-        source = scratch / f"{twin.name}.py"
+        twin_text = render(twin, _PROVENANCE, checked_choices(twin, choices))
+        if twin == entry.config and twin_text == render(entry.config, _PROVENANCE):
+            continue  # the choice changes nothing this template renders (e.g. a loop it does not have)
+        label = "-".join([twin.name, *(f"{k}-{v}" for k, v in sorted((choices or {}).items()))])
+        source = scratch / f"{label}.py"
         if not source.exists():
-            source.write_text(render(twin, _PROVENANCE))
-        out.append((name, str(REPO_ROOT / entry.source), str(source)))
+            source.write_text(twin_text)
+        out.append(Pair(entry.config, str(REPO_ROOT / entry.source), twin, str(source)))
     return out
 
 
@@ -85,31 +119,29 @@ def _launcher(problem: Problem, config: KernelConfig, source: str):
     return lambda a, b, out: run(module, config, problem, a, b, out)
 
 
-def warm(problem: Problem, jobs: list[tuple[str, str]]) -> int:
-    """Compile (run once) each (config name, source) into Triton's cache; a worker process's job."""
+def warm(problem: Problem, jobs: list[tuple[KernelConfig, str]]) -> int:
+    """Compile (run once) each (config, source) into Triton's cache; a worker process's job."""
     a, b = operand_sets(problem, "cuda", 1)[0]
     out = vendor_run(problem, a, b)
-    for name, source in jobs:
+    for config, source in jobs:
         try:
-            _launcher(problem, KernelConfig.from_name(name), source)(a, b, out)
+            _launcher(problem, config, source)(a, b, out)
         except Exception:  # the timed pass records it
             pass
     torch.cuda.synchronize()
     return len(jobs)
 
 
-def measure(problem: Problem, pairs: list[tuple[str, str, str]], update: dict) -> list[dict]:
+def measure(problem: Problem, pairs: list[Pair]) -> list[dict]:
     count = rotations_for(problem)
     sets = operand_sets(problem, "cuda", count)
     expected = vendor_run(problem, *sets[0]).float()
     scale = expected.abs().max().item() or 1.0
     rows = []
     cudnn = median_ms(lambda i: vendor_run(problem, *sets[i % count]))
-    for name, base_source, twin_source in pairs:
-        base = KernelConfig.from_name(name)
-        twin = twin_of(base, update)
+    for pair in pairs:
         timed = {}
-        for label, config, source in (("base", base, base_source), ("twin", twin, twin_source)):
+        for label, config, source in (("base", pair.base, pair.base_source), ("twin", pair.twin, pair.twin_source)):
             try:
                 go = _launcher(problem, config, source)
                 outs = [torch.empty_like(expected, dtype=sets[0][0].dtype) for _ in range(count)]
@@ -120,7 +152,7 @@ def measure(problem: Problem, pairs: list[tuple[str, str, str]], update: dict) -
             except Exception as exc:  # noqa: BLE001 - one kernel's failure is a row, not the end of the run
                 timed[label] = (math.nan, f"{type(exc).__name__}: {str(exc)[:120]}")
         rows.append(dict(problem=problem.key, direction=problem.direction.value, shape_class=shape_class(problem),
-                         base=name, twin=twin.name, base_ms=timed["base"][0], twin_ms=timed["twin"][0],
+                         base=pair.base.name, twin=pair.twin_label, base_ms=timed["base"][0], twin_ms=timed["twin"][0],
                          base_err=timed["base"][1], twin_err=timed["twin"][1], cudnn_ms=cudnn))
     return rows
 
@@ -152,8 +184,12 @@ def summarise(rows: list[dict]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problems", type=Path, nargs="+", required=True)
-    parser.add_argument("--set", dest="update", required=True, action="append",
+    parser.add_argument("--set", dest="update", default=[], action="append",
                         help="axis=value of the twin, e.g. tap_major=true (repeat for several axes)")
+    parser.add_argument("--choice", dest="choices", default=[], action="append",
+                        help="template choice of the twin, e.g. tap_loop=rolled (generator/render.py)")
+    parser.add_argument("--algorithms", nargs="+", default=[Algorithm.igemm.value],
+                        choices=[a.value for a in Algorithm])
     parser.add_argument("--rule-set", default="default")
     parser.add_argument("--directions", nargs="+", default=[d.value for d in Direction])
     parser.add_argument("--min-channels", type=int, default=1, help="only problems with C and K per group >= this")
@@ -164,17 +200,21 @@ def main(argv: list[str] | None = None) -> int:
     if not torch.cuda.is_available():
         raise SystemExit("bench/ab_variant.py times kernels on a GPU; none is visible")
     update = {axis: value for text in args.update for axis, value in parse_update(text).items()}
+    choices = {key: value for text in args.choices for key, value in parse_choice(text).items()}
+    if not update and not choices:
+        raise SystemExit("nothing to A/B: give --set axis=value or --choice choice=value")
+    algorithms = tuple(Algorithm(a) for a in args.algorithms)
     arch = arch_of(torch.device("cuda"))
     problems = [p for path in args.problems for p in read_problems(path) if p.direction.value in args.directions
                 and min(p.C, p.K) >= args.min_channels]
     scratch = Path(tempfile.mkdtemp(prefix="ab-twins-"))
-    plan = [(p, pairs_for(p, args.rule_set, arch, update, scratch)) for p in problems]
+    plan = [(p, pairs_for(p, args.rule_set, arch, update, scratch, choices, algorithms)) for p in problems]
     plan = [(p, pairs) for p, pairs in plan if pairs]
     print(f"{len(plan)} problems, {sum(len(x) for _, x in plan)} pairs; compiling on {args.workers} workers",
           flush=True)
     started = time.monotonic()
     pool = ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn"))
-    jobs = [pool.submit(warm, p, [job for n, bs, ts in pairs for job in ((n, bs), (Path(ts).stem, ts))])
+    jobs = [pool.submit(warm, p, [job for x in pairs for job in ((x.base, x.base_source), (x.twin, x.twin_source))])
             for p, pairs in plan]
     compiled = []
     for index, ((problem, pairs), job) in enumerate(zip(plan, jobs), 1):
@@ -195,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         if time.monotonic() - started > args.deadline_s:
             print(f"  timing deadline: {len(compiled) - index + 1} problems left out", flush=True)
             break
-        rows += measure(problem, pairs, update)
+        rows += measure(problem, pairs)
         print(f"  timed {index}/{len(compiled)} {problem.key}", flush=True)
         with open(args.out, "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]))

@@ -5,14 +5,35 @@ export PYTHONPATH=/tmp/site
 python3 -m pip install -q --no-deps --no-build-isolation --no-index -e . >/dev/null 2>&1
 export TRITON_DEFAULT_FP_FUSION=1
 
-# Resume the bf16 `default` sweeps of the held-out baseline, the depthwise family and the training problems, each
-# within $(left) seconds (the calling script defines left()); the CSVs and logs come back in $OUT.
-resume_bf16_sweeps() {
-  for name in baseline-default-bf16-gputime:baseline-synthetic-bf16 depthwise-family/depthwise-default-bf16:depthwise-synthetic-bf16 \
-              train-default-bf16-gputime:train-synthetic-bf16; do
-    out=${name%%:*}; problems=${name##*:}
-    timeout $(left) gconv bench sweep --rule-set default --problems bench/problems/$problems.csv \
-      --out bench/results/$out.csv --gpus auto > $OUT/$(basename $out).log 2>&1; echo "$out rc=$?"
-    cp bench/results/$out.csv $OUT/
+# Every committed `default` sweep as RESULT:PROBLEMS (bench/results/RESULT.csv measures bench/problems/PROBLEMS.csv;
+# the fp16 held-out file measures two problem files): held-out files first, then bf16 training, then fp16 training.
+ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-default-fp16:baseline-synthetic-fp16
+  fp16/heldout-default-fp16:depthwise-synthetic-fp16 depthwise-family/depthwise-default-bf16:depthwise-synthetic-bf16
+  tiny-groups/tiny-groups-default-bf16:tiny-groups-synthetic-bf16
+  train-default-bf16-gputime:train-synthetic-bf16 train-seed4-default-bf16-gputime:train-seed4-synthetic-bf16
+  train-seed6-default-bf16-gputime:train-seed6-synthetic-bf16 train-seed7-default-bf16-gputime:train-seed7-synthetic-bf16
+  train-seed8-default-bf16-gputime:train-seed8-synthetic-bf16 train-seed10-default-bf16-gputime:train-seed10-synthetic-bf16
+  train-tiny-groups-default-bf16:train-tiny-groups-synthetic-bf16 train-default-fp16-gputime:train-synthetic-fp16
+  train-seed5-default-fp16-gputime:train-seed5-synthetic-fp16 train-seed9-default-fp16-gputime:train-seed9-synthetic-fp16"
+
+# resume_sweeps DEST RESULT:PROBLEMS...: resume each `default` sweep (only its missing rows are measured), compiled and
+# measured 2 batches at a time, while more than 30 of $(left) seconds remain (the calling script defines left()); each
+# CSV and log goes to $OUT/DEST/ under the CSV's path in bench/results/.
+resume_sweeps() {
+  dest=$1; shift
+  for pair in "$@"; do
+    out=${pair%%:*}; problems=${pair##*:}
+    [ $(left) -gt 30 ] || { echo "$out: not resumed, time is up"; continue; }
+    mkdir -p $OUT/$dest/$(dirname $out)
+    timeout $(left) gconv bench sweep --rule-set default --problems bench/problems/$problems.csv --compile-window 2 \
+      --out bench/results/$out.csv --gpus auto >> $OUT/$dest/$out.log 2>&1
+    echo "$out rc=$?"
+    cp bench/results/$out.csv $OUT/$dest/$out.csv
   done
+}
+
+# The bf16 held-out baseline, depthwise family and first training sweeps (the earlier device scripts' resume).
+resume_bf16_sweeps() {
+  resume_sweeps . baseline-default-bf16-gputime:baseline-synthetic-bf16 \
+    depthwise-family/depthwise-default-bf16:depthwise-synthetic-bf16 train-default-bf16-gputime:train-synthetic-bf16
 }

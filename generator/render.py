@@ -82,8 +82,65 @@ def sliding_source_rows(config: KernelConfig) -> list[tuple[int, list[tuple[int,
     return sorted(rows.items())
 
 
-def render_context(config: KernelConfig, provenance: Provenance) -> dict:
-    """Every decision the template needs, made here in Python; the template only substitutes."""
+# How a depthwise kernel walks its filter's taps: the loop headers of the filter rows and of the taps in a row.
+# Unrolled loops let the compiler hoist every tap's loads; a rolled loop keeps one tap's (or one row's) in registers.
+TAP_LOOPS = {
+    "unrolled": ("tl.static_range(FILTER)", "tl.static_range(FILTER)"),
+    "rolled-columns": ("tl.static_range(FILTER)", "tl.range(FILTER, loop_unroll_factor=1)"),
+    "rolled": ("tl.range(FILTER, loop_unroll_factor=1)", "tl.range(FILTER, loop_unroll_factor=1)"),
+}
+CHOICES = {"tap_loop": tuple(TAP_LOOPS)}
+TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
+
+
+def tap_values_per_thread(config: KernelConfig) -> int:
+    """Output-gradient values one thread of a depthwise bwd_data kernel loads per filter tap: a [pixels, channels x
+    multiplier] tile over the program's threads."""
+    return config.block_m * config.block_n * config.multiplier // (config.num_warps * 32)
+
+
+def tap_loop(config: KernelConfig) -> str:
+    """Where unrolled taps' loads and products would not fit in registers, a depthwise kernel rolls its tap loops:
+    with C/G = 2 or 4 (fwd and bwd_data) for a 5x5 or 7x7 filter; with C/G = 1 (bwd_data) when a thread loads 64+
+    values per tap, or 32+ with a 5x5 or 7x7 filter. Compiled for sm_90, those kernels spilled (up to 6 KB per thread).
+    On the H100, rolled over unrolled (geomean of pairs, bench/results/tap-loop/): C/G = 1 bwd_data 1.73x (38 pairs,
+    0.92-38x; the other C/G = 1 bwd_data pairs 0.87x, forward 0.88x), C/G = 2-4 5x5 / 7x7 fwd 1.32x (32 pairs) and
+    bwd_data 1.13x (38 pairs; their 3x3 twins 0.92x and 0.97x)."""
+    if config.algorithm is not Algorithm.depthwise or config.direction is Direction.bwd_weight or config.sliding_rows:
+        return "unrolled"
+    if config.group_channels > 1:
+        return "rolled" if config.filter_size >= 5 else "unrolled"
+    if config.direction is not Direction.bwd_data:
+        return "unrolled"
+    values = tap_values_per_thread(config)
+    return "rolled" if values >= 64 or (values >= 32 and config.filter_size >= 5) else "unrolled"
+
+
+def template_choices(config: KernelConfig) -> dict[str, str]:
+    """The template's decisions that are not kernel axes (they do not change an instance's name), made from the
+    config. bench/ab_variant.py renders twins with another choice to measure one before it becomes the rule here."""
+    return {"tap_loop": tap_loop(config)}
+
+
+def checked_choices(config: KernelConfig, overrides: dict[str, str] | None) -> dict[str, str]:
+    """template_choices(config) with overrides applied; a clear error for an unknown choice or value."""
+    choices = template_choices(config)
+    for key, value in (overrides or {}).items():
+        if key not in CHOICES:
+            raise ValueError(f"unknown template choice {key!r}; known: {', '.join(CHOICES)}")
+        if value not in CHOICES[key]:
+            raise ValueError(f"template choice {key} takes one of {', '.join(CHOICES[key])}, not {value!r}")
+        choices[key] = value
+    return choices
+
+
+def render_context(config: KernelConfig, provenance: Provenance, choices: dict[str, str] | None = None) -> dict:
+    """Every decision the template needs, made here in Python; the template only substitutes. choices overrides
+    template_choices(config)."""
+    decided = checked_choices(config, choices)
+    if template_name(config) not in TAP_LOOP_TEMPLATES:  # the other templates spell their taps out
+        decided["tap_loop"] = "unrolled"
+    tap_rows, tap_columns = TAP_LOOPS[decided["tap_loop"]]
     pointers = _POINTERS[config.direction]
     tma_descriptor = {Direction.fwd: "w_desc", Direction.bwd_data: "w_desc", Direction.bwd_weight: "dy_desc"}
     operands = list(pointers)
@@ -131,7 +188,10 @@ def render_context(config: KernelConfig, provenance: Provenance) -> dict:
         "sliding_rows": config.sliding_rows,
         "source_rows": sliding_source_rows(config) if config.sliding_rows else [],
         "output_rows": list(range(config.tile_h)),
-        "taps": list(range(config.filter_size)),  # depthwise bwd_weight: one accumulator per tap of a filter row
+        "taps": list(range(config.filter_size)),
+        "tap_loop": decided["tap_loop"],
+        "tap_rows": tap_rows,
+        "tap_columns": tap_columns,  # depthwise bwd_weight: one accumulator per tap of a filter row
         "accumulator_shape": "(BLOCK_H * BLOCK_W, BLOCK_G, M, CPG)" if config.group_channels > 1 else
                              "(BLOCK_H * BLOCK_W, BLOCK_G)" if config.multiplier == 1 else
                              "(BLOCK_H * BLOCK_W, BLOCK_G, M)",
@@ -150,8 +210,8 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def render(config: KernelConfig, provenance: Provenance) -> str:
-    """The complete Triton source of one instance."""
+def render(config: KernelConfig, provenance: Provenance, choices: dict[str, str] | None = None) -> str:
+    """The complete Triton source of one instance (choices: template_choices overrides, for A/B twins)."""
     template = _environment().get_template(template_name(config))
-    text = template.render(ctx=render_context(config, provenance))
+    text = template.render(ctx=render_context(config, provenance, choices))
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"

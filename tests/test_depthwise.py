@@ -2,7 +2,7 @@
 Triton interpreter against float64, and the support checks' exact reasons."""
 import pytest
 
-from gconv.generator.render import Provenance, render
+from gconv.generator.render import Provenance, checked_choices, render, tap_loop
 from gconv.runtime.grid import tile_grid
 from gconv.runtime.kernels import load_kernel_module
 from gconv.runtime.launch import run
@@ -67,6 +67,53 @@ def test_depthwise_instance_matches_float64_reference(name, fields, tmp_path):
     run(load_kernel_module(path), config, problem, a, b, out)
     error = relative_error(out, reference(problem, a, b))
     assert error <= INTERPRETER_ERROR_BOUND[config.dtype], f"{name}: relative error {error:.3g}"
+
+
+ROLLED_CASES = [case for case in CASES if not case[0].startswith("bwd_weight") and "_sr" not in case[0]]
+
+
+@pytest.mark.parametrize("tap_loop", ["rolled", "rolled-columns"])
+@pytest.mark.parametrize("name, fields", ROLLED_CASES, ids=[name for name, _ in ROLLED_CASES])
+def test_rolled_tap_loops_match_float64_reference(name, fields, tap_loop, tmp_path):
+    config = KernelConfig.from_name(name)
+    source = render(config, Provenance(("rules/x.yaml",), "test", (), "test"), {"tap_loop": tap_loop})
+    assert source.count("tl.range(FILTER, loop_unroll_factor=1)") == {"rolled": 2, "rolled-columns": 1}[tap_loop]
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    problem = Problem(direction=config.direction, dtype=config.dtype, **{"C": 1, **fields})
+    a, b = random_operands(problem, seed=7)
+    out = poisoned_output(problem)
+    run(load_kernel_module(path), config, problem, a, b, out)
+    error = relative_error(out, reference(problem, a, b))
+    assert error <= INTERPRETER_ERROR_BOUND[config.dtype], f"{name} ({tap_loop}): relative error {error:.3g}"
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("bwd_data_bf16_depthwise_t4x8c32_f3_m1_w2_v8", "unrolled"),  # 16 values per thread per tap
+    ("bwd_data_bf16_depthwise_t4x8c32_f3_m2_w2_v8", "unrolled"),  # 32 values, 3x3
+    ("bwd_data_bf16_depthwise_t4x8c32_f5_m2_w2_v8", "rolled"),  # 32 values, 5x5
+    ("bwd_data_fp16_depthwise_t4x16c32_f3_m4_w4_v8", "rolled"),  # 64 values
+    ("bwd_data_bf16_depthwise_t2x16c128_f7_m1_w4_v8", "rolled"),  # 32 values, 7x7
+    ("bwd_data_bf16_depthwise_t4x8c8_f7_m2_cpg4_w2_v8", "rolled"),  # C/G = 4, 7x7
+    ("bwd_data_bf16_depthwise_t4x16c16_f3_m4_cpg2_w4_v8", "unrolled"),  # C/G = 2, 3x3
+    ("fwd_fp16_depthwise_t4x16c16_f5_m2_cpg4_w4_v8", "rolled"),  # C/G = 4, 5x5
+    ("fwd_bf16_depthwise_t4x8c16_f3_m4_cpg4_w2_v8", "unrolled"),  # C/G = 4, 3x3
+    ("bwd_data_bf16_depthwise_t4x16c64_f7_m1_sr1_w4_v8", "unrolled"),  # sliding rows: its own template
+    ("fwd_bf16_depthwise_t4x16c32_f7_m4_w4_v8", "unrolled"),  # C/G = 1 forward ran slower rolled
+    ("bwd_weight_bf16_depthwise_t4x8c32_f5_m4_w4_v8_sk1", "unrolled"),
+])
+def test_depthwise_kernels_roll_their_taps_where_unrolled_ones_would_not_fit_in_registers(name, expected):
+    assert tap_loop(KernelConfig.from_name(name)) == expected
+
+
+@pytest.mark.parametrize("choices, message", [
+    ({"tap_lop": "rolled"}, "unknown template choice 'tap_lop'; known: tap_loop"),
+    ({"tap_loop": "unroled"}, "template choice tap_loop takes one of unrolled, rolled-columns, rolled, not 'unroled'"),
+])
+def test_template_choices_refuse_unknown_names_and_values(choices, message):
+    with pytest.raises(ValueError) as error:
+        checked_choices(KernelConfig.from_name(CASES[0][0]), choices)
+    assert str(error.value) == message
 
 
 @pytest.mark.parametrize("changes, reason", [

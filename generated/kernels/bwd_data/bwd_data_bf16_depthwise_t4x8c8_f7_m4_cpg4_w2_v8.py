@@ -31,7 +31,7 @@ SIGNATURE = {
 BLOCK_H = tl.constexpr(4)  # pixel rows per program
 BLOCK_W = tl.constexpr(8)  # pixels per row
 BLOCK_G = tl.constexpr(8)  # groups per program
-FILTER = tl.constexpr(7)  # the square filter's side: taps unrolled (the runtime checks Y = X)
+FILTER = tl.constexpr(7)  # the square filter's side: taps in a loop (the runtime checks Y = X)
 M = tl.constexpr(4)  # channel multiplier: output channels per group (the runtime checks K = M)
 CPG = tl.constexpr(4)  # input channels per group (the runtime checks C = CPG)
 VEC = tl.constexpr(8)  # the runtime checks G % VEC == 0
@@ -72,13 +72,13 @@ def kernel(
 
     w_channels = out_channel[:, None] * swk + tl.arange(0, CPG)[None, :] * swc  # w[g * M + m, c] as [BLOCK_G*M, CPG]
     acc = tl.zeros((BLOCK_H * BLOCK_W, BLOCK_G, CPG), dtype=tl.float32)
-    for fy in tl.static_range(FILTER):
+    for fy in tl.range(FILTER, loop_unroll_factor=1):
         # ho * stride_h = hi + pad_h - fy * dil_h, shifted by a multiple of stride_h to stay non-negative
         shifted_h = rh + pad_h - fy * dil_h + stride_h * FILTER * dil_h
         if shifted_h % stride_h == 0:
             ho = qh + shifted_h // stride_h - FILTER * dil_h
             row_hit = mask_p & (ho >= 0) & (ho < Ho)
-            for fx in tl.static_range(FILTER):
+            for fx in tl.range(FILTER, loop_unroll_factor=1):
                 shifted_w = rw + pad_w - fx * dil_w + stride_w * FILTER * dil_w
                 if shifted_w % stride_w == 0:
                     wo = qw + shifted_w // stride_w - FILTER * dil_w

@@ -29,7 +29,7 @@ SIGNATURE = {
 BLOCK_H = tl.constexpr(8)  # pixel rows per program
 BLOCK_W = tl.constexpr(8)  # pixels per row
 BLOCK_G = tl.constexpr(64)  # channels (groups: C = 1) per program
-FILTER = tl.constexpr(5)  # the square filter's side: taps unrolled (the runtime checks Y = X)
+FILTER = tl.constexpr(5)  # the square filter's side: taps in a loop (the runtime checks Y = X)
 M = tl.constexpr(2)  # channel multiplier: output channels per group (the runtime checks K = M)
 VEC = tl.constexpr(8)  # the runtime checks G % VEC == 0
 
@@ -68,13 +68,13 @@ def kernel(
     dy_image = dy_ptr + n * syn
 
     acc = tl.zeros((BLOCK_H * BLOCK_W, BLOCK_G), dtype=tl.float32)
-    for fy in tl.static_range(FILTER):
+    for fy in tl.range(FILTER, loop_unroll_factor=1):
         # ho * stride_h = hi + pad_h - fy * dil_h, shifted by a multiple of stride_h to stay non-negative
         shifted_h = rh + pad_h - fy * dil_h + stride_h * FILTER * dil_h
         if shifted_h % stride_h == 0:
             ho = qh + shifted_h // stride_h - FILTER * dil_h
             row_hit = mask_p & (ho >= 0) & (ho < Ho)
-            for fx in tl.static_range(FILTER):
+            for fx in tl.range(FILTER, loop_unroll_factor=1):
                 shifted_w = rw + pad_w - fx * dil_w + stride_w * FILTER * dil_w
                 if shifted_w % stride_w == 0:
                     wo = qw + shifted_w // stride_w - FILTER * dil_w

@@ -29,7 +29,7 @@ SIGNATURE = {
 BLOCK_H = tl.constexpr(4)  # pixel rows per program
 BLOCK_W = tl.constexpr(8)  # pixels per row
 BLOCK_G = tl.constexpr(16)  # groups per program
-FILTER = tl.constexpr(7)  # the square filter's side: taps unrolled (the runtime checks Y = X)
+FILTER = tl.constexpr(7)  # the square filter's side: taps in a loop (the runtime checks Y = X)
 M = tl.constexpr(4)  # channel multiplier: output channels per group (the runtime checks K = M)
 CPG = tl.constexpr(2)  # input channels per group (the runtime checks C = CPG)
 VEC = tl.constexpr(8)  # the runtime checks G % VEC == 0
@@ -61,10 +61,10 @@ def kernel(
     # w[g * M + m, c, fy, fx] as [BLOCK_G, M, CPG]
     w_offs = (g[:, None, None] * M + tl.arange(0, M)[None, :, None]) * swk + tl.arange(0, CPG)[None, None, :] * swc
     acc = tl.zeros((BLOCK_H * BLOCK_W, BLOCK_G, M), dtype=tl.float32)
-    for fy in tl.static_range(FILTER):
+    for fy in tl.range(FILTER, loop_unroll_factor=1):
         h = ho * stride_h - pad_h + fy * dil_h
         row_inside = mask_p & (h >= 0) & (h < Hi)
-        for fx in tl.static_range(FILTER):
+        for fx in tl.range(FILTER, loop_unroll_factor=1):
             w = wo * stride_w - pad_w + fx * dil_w
             inside = row_inside & (w >= 0) & (w < Wi)
             x_offs = (h * sxh + w * sxw)[:, None] + in_channel[None, :]

@@ -1,0 +1,139 @@
+"""Registers and spilled stack per thread of generated kernels, compiled for sm_90 on the CPU as Triton's JIT compiles
+them for a problem (the pointers and the integer arguments divisible by 16 marked so, those equal to 1 compiled in):
+how the unrolled depthwise bwd_data kernels were found spilling (bench/results/tap-loop/). Spills depend on the
+Triton version's compiler; the device runs triton 3.6.
+
+    python -m bench.ptxas_usage --problems bench/problems/train-seed8-synthetic-bf16.csv \
+        --filter "algorithm == 'depthwise' and direction == 'bwd_data'" [--rule-set default] [--out FILE.csv]
+
+Prints one row per (problem, candidate kernel the filter selects), most stack first.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import multiprocessing
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from gconv.schemas import Problem
+
+from .problems import read_problems
+
+
+@dataclass(frozen=True)
+class Usage:
+    kernel: str
+    problem: str
+    registers: int
+    stack_bytes: int
+
+
+def integer_arguments(problem: Problem) -> dict[str, int]:
+    """The integer arguments runtime/launch.py passes for problem, with channels_last operands: sizes, convolution
+    parameters and the (x-like, w-like, y-like) strides in torch's N, C, H, W order."""
+    p = problem
+    cx, ck = p.G * p.C, p.G * p.K
+    strides = dict(sxn=p.Hi * p.Wi * cx, sxc=1, sxh=p.Wi * cx, sxw=cx, swk=p.Y * p.X * p.C, swc=1, swy=p.X * p.C,
+                   swx=p.C, syn=p.Ho * p.Wo * ck, syk=1, syh=p.Wo * ck, syw=ck)
+    sizes = dict(N=p.N, G=p.G, C=p.C, K=p.K, Hi=p.Hi, Wi=p.Wi, Ho=p.Ho, Wo=p.Wo, Y=p.Y, X=p.X, stride_h=p.stride_h,
+                 stride_w=p.stride_w, pad_h=p.pad_h, pad_w=p.pad_w, dil_h=p.dil_h, dil_w=p.dil_w)
+    return {**sizes, **strides}
+
+
+def jit_specialisation(problem: Problem) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(arguments divisible by 16, arguments equal to 1): what Triton's JIT specialises on."""
+    values = integer_arguments(problem)
+    return (tuple(k for k, v in values.items() if v % 16 == 0 and v != 0),
+            tuple(k for k, v in values.items() if v == 1))
+
+
+def resource_usage(cubin: bytes) -> tuple[int, int]:
+    """(registers, stack bytes) per thread of a cubin's kernel, from Triton's bundled cuobjdump."""
+    import triton
+
+    tool = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as handle:
+        handle.write(cubin)
+        handle.flush()
+        text = subprocess.run([str(tool), "--dump-resource-usage", handle.name], capture_output=True, text=True,
+                              check=True).stdout
+    found = re.search(r"REG:(\d+) STACK:(\d+)", text)
+    if found is None:
+        raise RuntimeError(f"no resource usage in cuobjdump's output: {text[-200:]!r}")
+    return int(found.group(1)), int(found.group(2))
+
+
+def measure_one(source: str, name: str, num_warps: int, num_stages: int, problem: Problem, arch: str) -> Usage:
+    """Compile one kernel for problem's specialisation; its Usage."""
+    from gconv.ci.compile_check import compile_kernel, divisibility_attrs, with_constants
+    from gconv.runtime.kernels import import_kernel_module
+
+    signature = import_kernel_module(Path(source)).SIGNATURE
+    ints, ones = jit_specialisation(problem)
+    compiled = compile_kernel(Path(source), arch, num_warps, num_stages, **with_constants(signature, ones),
+                              attrs=divisibility_attrs(signature, ints))
+    registers, stack = resource_usage(compiled.asm["cubin"])
+    return Usage(name, problem.key, registers, stack)
+
+
+def jobs_for(problems: list[Problem], rule_set: str, arch: str, where: str | None) -> list[tuple]:
+    """(source, name, warps, stages, problem, arch) for every candidate of each problem that the filter selects."""
+    from gconv.generator.derived import filter_environment
+    from gconv.paths import REPO_ROOT
+    from gconv.runtime.registry import entries_by_name
+    from gconv.runtime.selection import kernels_for
+    from gconv.runtime.support import unsupported_reason
+    from gconv.schemas.expressions import parse
+
+    selected = parse(where) if where else None
+    entries = entries_by_name(rule_set)
+    jobs = []
+    for problem in problems:
+        for name in kernels_for(problem, rule_set, arch):
+            entry = entries.get(name)  # None: a vendor fallback, not a generated kernel
+            if entry is None or unsupported_reason(entry.config, problem) is not None:
+                continue
+            if selected is not None and not selected.matches(filter_environment(entry.config, entry.rule)):
+                continue
+            jobs.append((str(REPO_ROOT / entry.source), name, entry.config.num_warps, entry.config.num_stages,
+                         problem, arch))
+    return jobs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", type=Path, nargs="+", required=True)
+    parser.add_argument("--filter", help="only the kernels this expression selects (as `gconv rules list --filter`)")
+    parser.add_argument("--rule-set", default="default")
+    parser.add_argument("--arch", default="sm_90")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--out", type=Path, help="also write the rows to this CSV")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    problems = [p for path in args.problems for p in read_problems(path)]
+    jobs = jobs_for(problems, args.rule_set, args.arch, args.filter)
+    if not jobs:
+        raise SystemExit("no (problem, kernel) pair: the filter selects no candidate of these problems")
+    print(f"compiling {len(jobs)} (problem, kernel) pairs on {args.workers} workers ...", file=sys.stderr, flush=True)
+    with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        rows = sorted(pool.map(measure_one, *zip(*jobs)), key=lambda u: (-u.stack_bytes, u.kernel, u.problem))
+    print(f"{'stack':>6} {'regs':>5}  kernel  problem")
+    for row in rows:
+        print(f"{row.stack_bytes:6d} {row.registers:5d}  {row.kernel}  {row.problem}")
+    if args.out:
+        with open(args.out, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(asdict(rows[0])))
+            writer.writeheader()
+            writer.writerows(asdict(row) for row in rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

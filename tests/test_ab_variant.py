@@ -1,0 +1,40 @@
+"""bench/ab_variant.py's pairing (no GPU): twins from an axis change or a template choice, and its refusals."""
+import pytest
+
+from gconv.bench.ab_variant import pairs_for, parse_choice
+from gconv.schemas import Algorithm, Problem
+
+PROBLEM = Problem(direction="bwd_data", dtype="bf16", N=8, G=64, C=1, K=4, Hi=20, Wi=20, Y=5, X=5, stride_h=1,
+                  stride_w=1, pad_h=4, pad_w=4, dil_h=2, dil_w=2)
+
+
+def test_a_template_choice_twins_every_candidate_of_the_algorithm_with_the_same_config(tmp_path):
+    pairs = pairs_for(PROBLEM, "default", "sm_90", {}, tmp_path, {"tap_loop": "unrolled"}, (Algorithm.depthwise,))
+    assert sorted(p.base.name for p in pairs) == [
+        "bwd_data_bf16_depthwise_t4x16c32_f5_m4_w4_v8", "bwd_data_bf16_depthwise_t4x8c32_f5_m4_w2_v8"]
+    for pair in pairs:
+        assert pair.twin == pair.base
+        assert pair.twin_label == f"{pair.base.name}-tap_loop-unrolled"
+        with open(pair.base_source) as base, open(pair.twin_source) as twin:
+            base_text, twin_text = base.read(), twin.read()
+        assert base_text.count("tl.range(FILTER, loop_unroll_factor=1)") == 2 and "static_range" not in base_text
+        assert twin_text.count("tl.static_range(FILTER)") == 2 and "tl.range(" not in twin_text
+
+
+def test_the_default_choice_makes_no_twin(tmp_path):
+    assert pairs_for(PROBLEM, "default", "sm_90", {}, tmp_path, {"tap_loop": "rolled"}, (Algorithm.depthwise,)) == []
+
+
+def test_an_unknown_choice_is_refused_with_the_known_ones():
+    with pytest.raises(SystemExit) as error:
+        parse_choice("tap_loop=sideways")
+    assert str(error.value) == ("--choice wants choice=value with a template choice (tap_loop: unrolled, "
+                                "rolled-columns, rolled), got 'tap_loop=sideways'")
+
+
+def test_a_choice_the_template_does_not_use_makes_no_twin(tmp_path):
+    sliding = Problem(direction="bwd_data", dtype="bf16", N=8, G=64, C=1, K=1, Hi=20, Wi=20, Y=3, X=3, stride_h=1,
+                      stride_w=1, pad_h=1, pad_w=1, dil_h=1, dil_w=1)
+    pairs = pairs_for(sliding, "default", "sm_90", {}, tmp_path, {"tap_loop": "rolled"}, (Algorithm.depthwise,))
+    assert pairs and not any(p.base.sliding_rows for p in pairs)  # the sliding-rows template has no tap loop
+    assert all(p.base.multiplier == 1 and p.base.filter_size == 3 for p in pairs)
