@@ -70,21 +70,17 @@ def resource_usage(cubin: bytes) -> tuple[int, int]:
     return int(found.group(1)), int(found.group(2))
 
 
-def measure_one(source: str, name: str, num_warps: int, num_stages: int, problem: Problem, arch: str) -> Usage:
+def measure_one(source: str, name: str, problem: Problem, arch: str) -> Usage:
     """Compile one kernel for problem's specialisation; its Usage."""
-    from gconv.ci.compile_check import compile_kernel, divisibility_attrs, with_constants
-    from gconv.runtime.kernels import import_kernel_module
+    from gconv.ci.compile_check import compile_specialised
 
-    signature = import_kernel_module(Path(source)).SIGNATURE
     ints, ones = jit_specialisation(problem)
-    compiled = compile_kernel(Path(source), arch, num_warps, num_stages, **with_constants(signature, ones),
-                              attrs=divisibility_attrs(signature, ints))
-    registers, stack = resource_usage(compiled.asm["cubin"])
+    registers, stack = resource_usage(compile_specialised(Path(source), arch, ints, ones).asm["cubin"])
     return Usage(name, problem.key, registers, stack)
 
 
 def jobs_for(problems: list[Problem], rule_set: str, arch: str, where: str | None) -> list[tuple]:
-    """(source, name, warps, stages, problem, arch) for every candidate of each problem that the filter selects."""
+    """(source, name, problem, arch) for every candidate of each problem that the filter selects."""
     from gconv.generator.derived import filter_environment
     from gconv.paths import REPO_ROOT
     from gconv.runtime.registry import entries_by_name
@@ -102,8 +98,7 @@ def jobs_for(problems: list[Problem], rule_set: str, arch: str, where: str | Non
                 continue
             if selected is not None and not selected.matches(filter_environment(entry.config, entry.rule)):
                 continue
-            jobs.append((str(REPO_ROOT / entry.source), name, entry.config.num_warps, entry.config.num_stages,
-                         problem, arch))
+            jobs.append((str(REPO_ROOT / entry.source), name, problem, arch))
     return jobs
 
 

@@ -60,17 +60,22 @@ def with_constants(signature: dict[str, str], ones: tuple[str, ...]) -> dict:
                 constexprs={(list(signature).index(name),): 1 for name in ones})
 
 
-def ptx_counts(path: Path, arch: str, ints: tuple[str, ...] = (), ones: tuple[str, ...] = ()) -> Counter:
-    """The global loads (scalar, vector and cp.async) and integer divisions in the PTX of a generated kernel compiled
-    with its pointers and the integer arguments named in ints marked divisible by 16, and those named in ones compiled
-    in as the constant 1 (tests/test_aot.py, bench/aot_loads.py)."""
+def compile_specialised(path: Path, arch: str, ints: tuple[str, ...] = (), ones: tuple[str, ...] = ()):
+    """compile_kernel for a generated kernel (its own warps and stages) with its pointers and the integer arguments
+    named in ints marked divisible by 16, and those named in ones compiled in as the constant 1."""
     os.environ.pop("TRITON_INTERPRET", None)  # before the kernel's module imports Triton (see compile_kernel)
     from gconv.runtime.kernels import import_kernel_module
 
     module = import_kernel_module(path)
     signature = module.SIGNATURE
-    ptx = compile_kernel(path, arch, module.NUM_WARPS, module.NUM_STAGES, **with_constants(signature, ones),
-                         attrs=divisibility_attrs(signature, ints)).asm["ptx"]
+    return compile_kernel(path, arch, module.NUM_WARPS, module.NUM_STAGES, **with_constants(signature, ones),
+                          attrs=divisibility_attrs(signature, ints))
+
+
+def ptx_counts(path: Path, arch: str, ints: tuple[str, ...] = (), ones: tuple[str, ...] = ()) -> Counter:
+    """The global loads (scalar, vector and cp.async) and integer divisions in the PTX of a generated kernel compiled
+    by compile_specialised (tests/test_aot.py, bench/aot_loads.py)."""
+    ptx = compile_specialised(path, arch, ints, ones).asm["ptx"]
     return Counter(re.findall(r"(?:ld\.global|cp\.async\.cg\.shared\.global|div\.s32|rem\.s32)[\w.]*", ptx))
 
 

@@ -93,6 +93,11 @@ CHOICES = {"tap_loop": tuple(TAP_LOOPS)}
 TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
 
 
+def has_tap_loop(config: KernelConfig) -> bool:
+    """Whether config's template walks the taps in a loop (depthwise fwd / bwd_data); the others spell them out."""
+    return template_name(config) in TAP_LOOP_TEMPLATES
+
+
 def tap_values_per_thread(config: KernelConfig) -> int:
     """Output-gradient values one thread of a depthwise bwd_data kernel loads per filter tap: a [pixels, channels x
     multiplier] tile over the program's threads."""
@@ -106,7 +111,7 @@ def tap_loop(config: KernelConfig) -> str:
     On the H100, rolled over unrolled (geomean of pairs, bench/results/tap-loop/): C/G = 1 bwd_data 1.73x (38 pairs,
     0.92-38x; the other C/G = 1 bwd_data pairs 0.87x, forward 0.88x), C/G = 2-4 5x5 / 7x7 fwd 1.32x (32 pairs) and
     bwd_data 1.13x (38 pairs; their 3x3 twins 0.92x and 0.97x)."""
-    if config.algorithm is not Algorithm.depthwise or config.direction is Direction.bwd_weight or config.sliding_rows:
+    if not has_tap_loop(config):
         return "unrolled"
     if config.group_channels > 1:
         return "rolled" if config.filter_size >= 5 else "unrolled"
@@ -138,7 +143,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
     """Every decision the template needs, made here in Python; the template only substitutes. choices overrides
     template_choices(config)."""
     decided = checked_choices(config, choices)
-    if template_name(config) not in TAP_LOOP_TEMPLATES:  # the other templates spell their taps out
+    if not has_tap_loop(config):  # an override changes nothing there
         decided["tap_loop"] = "unrolled"
     tap_rows, tap_columns = TAP_LOOPS[decided["tap_loop"]]
     pointers = _POINTERS[config.direction]
@@ -188,10 +193,10 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "sliding_rows": config.sliding_rows,
         "source_rows": sliding_source_rows(config) if config.sliding_rows else [],
         "output_rows": list(range(config.tile_h)),
-        "taps": list(range(config.filter_size)),
+        "taps": list(range(config.filter_size)),  # depthwise bwd_weight: one accumulator per tap of a filter row
         "tap_loop": decided["tap_loop"],
         "tap_rows": tap_rows,
-        "tap_columns": tap_columns,  # depthwise bwd_weight: one accumulator per tap of a filter row
+        "tap_columns": tap_columns,
         "accumulator_shape": "(BLOCK_H * BLOCK_W, BLOCK_G, M, CPG)" if config.group_channels > 1 else
                              "(BLOCK_H * BLOCK_W, BLOCK_G)" if config.multiplier == 1 else
                              "(BLOCK_H * BLOCK_W, BLOCK_G, M)",
