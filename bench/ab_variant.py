@@ -7,6 +7,7 @@ scratch folder, timed in the same process, interleaved, with cuDNN (heuristic) a
         --directions fwd bwd_data --out $OUT/ab.csv
     python -m bench.ab_variant --problems bench/problems/depthwise-synthetic-bf16.csv --choice tap_loop=rolled \
         --algorithms depthwise --directions bwd_data --out $OUT/ab-tap-loop.csv
+    python -m bench.ab_variant --problems FILE --set tap_major=true --filter "groups_to_merge > 1" --out $OUT/ab.csv
 
 Writes one row per (problem, kernel): base and twin times, each one's error against cuDNN's output; prints per
 problem the best base, best twin and cuDNN, and per direction x shape class the geomean of best twin over best base.
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import torch
 
+from gconv.generator.derived import filter_environment
 from gconv.generator.render import CHOICES, Provenance, checked_choices, render
 from gconv.paths import REPO_ROOT
 from gconv.runtime.device import arch_of
@@ -38,6 +40,7 @@ from gconv.runtime.selection import kernels_for
 from gconv.runtime.support import unsupported_reason
 from gconv.runtime.vendor import vendor_run
 from gconv.schemas import Algorithm, Direction, KernelConfig, Problem
+from gconv.schemas.expressions import parse
 
 from .problems import read_problems, shape_class
 from .timing import median_ms, operand_sets, rotations_for
@@ -88,15 +91,18 @@ class Pair:
 
 
 def pairs_for(problem: Problem, rule_set: str, arch: str, update: dict, scratch: Path, choices: dict | None = None,
-              algorithms: tuple[Algorithm, ...] = (Algorithm.igemm,)) -> list[Pair]:
-    """A Pair for every candidate of problem (of the given algorithms) that runs it and has a twin: the config with
-    update applied, rendered with choices. A twin that renders the same source, or does not run the problem, is left
-    out."""
+              algorithms: tuple[Algorithm, ...] = (Algorithm.igemm,), where: str | None = None) -> list[Pair]:
+    """A Pair for every candidate of problem (of the given algorithms, and selected by the filter expression where)
+    that runs it and has a twin: the config with update applied, rendered with choices. A twin that renders the same
+    source, or does not run the problem, is left out."""
+    selected = parse(where) if where else None
     entries = entries_by_name(rule_set)
     out = []
     for name in kernels_for(problem, rule_set, arch):
         entry = entries.get(name)
         if entry is None or entry.config.algorithm not in algorithms:
+            continue
+        if selected is not None and not selected.matches(filter_environment(entry.config, entry.rule)):
             continue
         if unsupported_reason(entry.config, problem) is not None:
             continue
@@ -190,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="template choice of the twin, e.g. tap_loop=rolled (generator/render.py)")
     parser.add_argument("--algorithms", nargs="+", default=[Algorithm.igemm.value],
                         choices=[a.value for a in Algorithm])
+    parser.add_argument("--filter", help="only the base kernels this expression selects (as `gconv rules list --filter`)")
     parser.add_argument("--rule-set", default="default")
     parser.add_argument("--directions", nargs="+", default=[d.value for d in Direction])
     parser.add_argument("--min-channels", type=int, default=1, help="only problems with C and K per group >= this")
@@ -208,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     problems = [p for path in args.problems for p in read_problems(path) if p.direction.value in args.directions
                 and min(p.C, p.K) >= args.min_channels]
     scratch = Path(tempfile.mkdtemp(prefix="ab-twins-"))
-    plan = [(p, pairs_for(p, args.rule_set, arch, update, scratch, choices, algorithms)) for p in problems]
+    plan = [(p, pairs_for(p, args.rule_set, arch, update, scratch, choices, algorithms, args.filter)) for p in problems]
     plan = [(p, pairs) for p, pairs in plan if pairs]
     print(f"{len(plan)} problems, {sum(len(x) for _, x in plan)} pairs; compiling on {args.workers} workers",
           flush=True)

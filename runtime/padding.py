@@ -64,15 +64,30 @@ def padded_problem(problem: Problem, padding: ChannelPadding) -> Problem:
     return _with_channels(problem, padding.padded_C, padding.padded_K)
 
 
+def _trailing_channels(t: torch.Tensor, groups: int) -> torch.Tensor:
+    """A channels_last 4-D tensor (N x G*c x H x W activations, G*k x c x Y x X weights) as its memory lies:
+    N x H x W x G x c (activations) or G*k x Y x X x c (weights, groups=1) -- a view, no copy."""
+    n, channels, h, w = t.shape
+    return t.permute(0, 2, 3, 1).reshape(n, h, w, groups, channels // groups)
+
+
+def _as_channels_last(t: torch.Tensor, n: int, channels: int, h: int, w: int) -> torch.Tensor:
+    """The inverse of _trailing_channels: a contiguous N x H x W x ... tensor viewed as channels_last N x C x H x W."""
+    return t.view(n, h, w, channels).permute(0, 3, 1, 2)
+
+
+# Every copy below is one pass over channels_last memory (contiguous pixels, each group's channels innermost): the
+# padding itself is a zero fill plus a strided copy, the unpadding one strided copy. (Building the padded tensor in
+# NCHW order and converting it afterwards moved every byte twice more, through two transposes.)
+
 def pad_activation(t: torch.Tensor, groups: int, per_group: int) -> torch.Tensor:
     """N x (G*c) x H x W -> N x (G*per_group) x H x W with zero channels appended to each group (channels_last)."""
     n, channels, h, w = t.shape
     c = channels // groups
     if c == per_group:
         return t
-    out = t.new_zeros((n, groups, per_group, h, w))
-    out[:, :, :c] = t.reshape(n, groups, c, h, w)
-    return out.reshape(n, groups * per_group, h, w).contiguous(memory_format=torch.channels_last)
+    padded = torch.nn.functional.pad(_trailing_channels(t, groups), (0, per_group - c))
+    return _as_channels_last(padded, n, groups * per_group, h, w)
 
 
 def pad_weight(w: torch.Tensor, groups: int, per_group_k: int, per_group_c: int) -> torch.Tensor:
@@ -81,9 +96,9 @@ def pad_weight(w: torch.Tensor, groups: int, per_group_k: int, per_group_c: int)
     k = gk // groups
     if (k, c) == (per_group_k, per_group_c):
         return w
-    out = w.new_zeros((groups, per_group_k, per_group_c, y, x))
-    out[:, :k, :c] = w.reshape(groups, k, c, y, x)
-    return out.reshape(groups * per_group_k, per_group_c, y, x).contiguous(memory_format=torch.channels_last)
+    filters = _trailing_channels(w, 1).reshape(groups, k, y, x, c)
+    padded = torch.nn.functional.pad(filters, (0, per_group_c - c, 0, 0, 0, 0, 0, per_group_k - k))
+    return _as_channels_last(padded, groups * per_group_k, per_group_c, y, x)
 
 
 def unpad_activation(t: torch.Tensor, groups: int, per_group: int) -> torch.Tensor:
@@ -91,8 +106,8 @@ def unpad_activation(t: torch.Tensor, groups: int, per_group: int) -> torch.Tens
     padded = channels // groups
     if padded == per_group:
         return t
-    return t.reshape(n, groups, padded, h, w)[:, :, :per_group].reshape(n, groups * per_group, h, w) \
-        .contiguous(memory_format=torch.channels_last)
+    kept = _trailing_channels(t, groups)[..., :per_group].contiguous()
+    return _as_channels_last(kept, n, groups * per_group, h, w)
 
 
 def unpad_weight(w: torch.Tensor, groups: int, per_group_k: int, per_group_c: int) -> torch.Tensor:
@@ -100,8 +115,8 @@ def unpad_weight(w: torch.Tensor, groups: int, per_group_k: int, per_group_c: in
     k = gk // groups
     if (k, c) == (per_group_k, per_group_c):
         return w
-    return w.reshape(groups, k, c, y, x)[:, :per_group_k, :per_group_c] \
-        .reshape(groups * per_group_k, per_group_c, y, x).contiguous(memory_format=torch.channels_last)
+    kept = _trailing_channels(w, 1).reshape(groups, k, y, x, c)[:, :per_group_k, :, :, :per_group_c].contiguous()
+    return _as_channels_last(kept, groups * per_group_k, per_group_c, y, x)
 
 
 def pad_operands(direction: Direction, a: torch.Tensor, b: torch.Tensor, G: int,

@@ -38,3 +38,12 @@ def test_a_choice_the_template_does_not_use_makes_no_twin(tmp_path):
     pairs = pairs_for(sliding, "default", "sm_90", {}, tmp_path, {"tap_loop": "rolled"}, (Algorithm.depthwise,))
     assert pairs and not any(p.base.sliding_rows for p in pairs)  # the sliding-rows template has no tap loop
     assert all(p.base.multiplier == 1 and p.base.filter_size == 3 for p in pairs)
+
+
+def test_a_filter_keeps_only_the_base_kernels_it_selects(tmp_path):
+    small = Problem(direction="fwd", dtype="bf16", N=2, G=8, C=8, K=8, Hi=16, Wi=16, Y=3, X=3, pad_h=1, pad_w=1)
+    every = pairs_for(small, "default", "sm_90", {"tap_major": True}, tmp_path)
+    merged = pairs_for(small, "default", "sm_90", {"tap_major": True}, tmp_path, where="groups_to_merge > 1")
+    assert merged and len(merged) < len(every)
+    assert all(p.base.groups_to_merge > 1 and p.twin.tap_major and not p.base.tap_major for p in merged)
+    assert {p.base.name for p in merged} == {p.base.name for p in every if p.base.groups_to_merge > 1}

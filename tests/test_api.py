@@ -141,6 +141,28 @@ def test_a_forced_kernel_runs_and_pads_channels_it_needs_aligned():
     assert_close(vendor, F.conv2d(x.double(), w.double(), padding=1, groups=2), torch.float16)
 
 
+def test_forced_kernels_pad_both_channel_counts_in_every_direction():
+    """C=6, K=6 per group under vector width 8: C and K padded to 8, the result unpadded, in all three directions."""
+    case = dict(N=2, G=3, C=6, K=6, H=7, W=6, Y=3, X=3, stride=1, padding=1, dilation=1)
+    x, w = operands(case, torch.float16, "channels_last")
+    args = conv_args(case)
+    y_ref = F.conv2d(x.double(), w.double(), **args)
+    y = gconv.conv_fwd(x, w, **args, kernel="fwd_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1", rule_set="tiny")
+    assert_close(y, y_ref, torch.float16)
+    dy = torch.randn(y_ref.shape, generator=torch.Generator().manual_seed(1)).to(torch.float16) \
+        .contiguous(memory_format=torch.channels_last)
+    dx_ref = torch.nn.grad.conv2d_input(x.shape, w.double(), dy.double(), **args)
+    dx = gconv.conv_bwd_data(dy, w, x.shape, **args, kernel="bwd_data_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1",
+                             rule_set="tiny")
+    assert dx.shape == x.shape and dx.is_contiguous(memory_format=torch.channels_last)
+    assert_close(dx, dx_ref, torch.float16)
+    dw_ref = torch.nn.grad.conv2d_weight(x.double(), w.shape, dy.double(), **args)
+    dw = gconv.conv_bwd_weight(x, dy, w.shape, **args, kernel="bwd_weight_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_sk1",
+                               rule_set="tiny")
+    assert dw.shape == w.shape and dw.is_contiguous(memory_format=torch.channels_last)
+    assert_close(dw, dw_ref, torch.float16)
+
+
 def test_every_tiny_candidate_of_a_problem_gives_the_same_answer():
     """An exhaustive oracle runs kernels_for(problem) one by one with kernel=: each must be right."""
     case = CASES["grouped-odd"]
