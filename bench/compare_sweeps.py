@@ -18,6 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from gconv.bench.rows import read_rows
+from gconv.bench.summary import geomean
 
 CUDNN = ("cudnn-heuristic", "cudnn-exhaustive")
 
@@ -37,10 +38,6 @@ def best_times(path: Path, without: str | None = None
         elif ms < gconv.get(key, (math.inf, ""))[0]:
             gconv[key] = (ms, row["kernel"])
     return gconv, cudnn, direction
-
-
-def geomean(values: list[float]) -> float:
-    return math.exp(sum(map(math.log, values)) / len(values))
 
 
 def compare(before: Path, after: Path, labels: tuple[str, str], before_without: str | None = None) -> str:

@@ -8,8 +8,6 @@ against the unpatched kernel's output; then a torch.profiler breakdown of one ex
 from __future__ import annotations
 
 import argparse
-import csv
-import math
 import sys
 import tempfile
 from pathlib import Path
@@ -27,6 +25,7 @@ from gconv.runtime.registry import entries_by_name
 from gconv.runtime.selection import candidate_for
 from gconv.schemas import Problem
 
+from .summary import geomean, write_dict_rows
 from .timing import median_ms, operand_sets, rotations_for
 
 OUTER = ("    pid_m, pid_n = _tile_coordinates(tl.program_id(0), num_pid_m, num_pid_n)\n"
@@ -116,12 +115,8 @@ def main(argv: list[str] | None = None) -> int:
                         api.execute(problem, *sets[i % count], kernel=name, rule_set="default")
                     torch.cuda.synchronize()
                 print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=8), flush=True)
-    with args.out.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    geo = math.exp(sum(math.log(r["raw_over_inner"]) for r in rows) / len(rows))
-    print(f"raw / inner geomean over {len(rows)} pairs: {geo:.3f}x")
+    write_dict_rows(args.out, rows)
+    print(f"raw / inner geomean over {len(rows)} pairs: {geomean([r['raw_over_inner'] for r in rows]):.3f}x")
     return 0
 
 

@@ -8,8 +8,6 @@ one process; plus the kernel alone on the padded problem.
 from __future__ import annotations
 
 import argparse
-import csv
-import math
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +22,7 @@ from gconv.runtime.selection import candidate_for
 from gconv.runtime.registry import entries_by_name
 from gconv.schemas import Problem
 
+from .summary import geomean, write_dict_rows
 from .timing import median_ms, operand_sets, rotations_for
 
 CASES = [  # bf16 training shapes whose best `default` kernel pads, and one per direction with K padded too
@@ -129,13 +128,9 @@ def main(argv: list[str] | None = None) -> int:
         row["speed_up"] = row["transposing_ms"] / row["single_pass_ms"]
         rows.append(row)
         print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()), flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    geo = math.exp(sum(math.log(r["speed_up"]) for r in rows) / len(rows))
-    print(f"execute, transposing copies / single-pass copies, geomean over {len(rows)} problems: {geo:.2f}x")
+    write_dict_rows(args.out, rows)
+    print(f"execute, transposing copies / single-pass copies, geomean over {len(rows)} problems: "
+          f"{geomean([r['speed_up'] for r in rows]):.2f}x")
     return 0
 
 

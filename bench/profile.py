@@ -28,6 +28,7 @@ from gconv.schemas import ArchSpec, Problem
 from gconv.tables import table
 
 from .progress import ProgressLine
+from .summary import geomean
 from .rows import CUDNN_MODES, ROW_FIELDS, ProfileRow, append_rows, csv_row, done_kernels, read_rows
 from .timing import median_ms, operand_sets, rotations_for
 
@@ -206,17 +207,15 @@ def summarise(rows: list[dict]) -> str:
     for (direction, klass), values in sorted(groups.items()):
         speedups = [v for v, _ in values]
         pcts = [p for _, p in values if p is not None]
-        body.append([direction, klass, len(values), f"{_geomean(speedups):.2f}x", f"{min(speedups):.2f}x",
-                     f"{_geomean(pcts):.1f}%" if pcts else "-", len(pcts)])
+        body.append([direction, klass, len(values), f"{geomean(speedups):.2f}x", f"{min(speedups):.2f}x",
+                     f"{geomean(pcts):.1f}%" if pcts else "-", len(pcts)])
     for direction in sorted({d for d, _ in groups}):
         values = [v for (d, _), vs in groups.items() if d == direction for v in vs]
         pcts = [p for _, p in values if p is not None]
-        body.append([direction, "all", len(values), f"{_geomean([v for v, _ in values]):.2f}x",
-                     f"{min(v for v, _ in values):.2f}x", f"{_geomean(pcts):.1f}%" if pcts else "-", len(pcts)])
+        body.append([direction, "all", len(values), f"{geomean([v for v, _ in values]):.2f}x",
+                     f"{min(v for v, _ in values):.2f}x", f"{geomean(pcts):.1f}%" if pcts else "-", len(pcts)])
     header = ["direction", "shape class", "problems", "geomean speed-up vs best cuDNN", "min", "geomean % roofline",
               "problems >= 20 us"]
     return table(header, body)
 
 
-def _geomean(values: list[float]) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")

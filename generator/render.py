@@ -89,7 +89,11 @@ TAP_LOOPS = {
     "rolled-columns": ("tl.static_range(FILTER)", "tl.range(FILTER, loop_unroll_factor=1)"),
     "rolled": ("tl.range(FILTER, loop_unroll_factor=1)", "tl.range(FILTER, loop_unroll_factor=1)"),
 }
-CHOICES = {"tap_loop": tuple(TAP_LOOPS)}
+# How a flat implicit-GEMM reduction walks its index -- the forward's (tap, channel), the backward-weight's pixel (n, ho,
+# wo): divided out of the reduction index every step, or advanced step by step by compare-and-subtract (no integer
+# division in the loop).
+K_WALKS = ("divide", "incremental")
+CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS}
 TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
 
 
@@ -121,10 +125,24 @@ def tap_loop(config: KernelConfig) -> str:
     return "rolled" if values >= 64 or (values >= 32 and config.filter_size >= 5) else "unrolled"
 
 
+def has_flat_k_walk(config: KernelConfig) -> bool:
+    """Whether config's template divides a flat reduction index inside its loop: the implicit-GEMM forward that is
+    neither tap-major nor an explicit GEMM (tap, channel), and the implicit-GEMM backward-weight (pixel n, ho, wo)."""
+    template = template_name(config)
+    if template == "igemm_fwd.py.j2":
+        return not config.tap_major and not config.explicit_gemm
+    return template == "igemm_bwd_weight.py.j2"
+
+
+def k_walk(config: KernelConfig) -> str:
+    """Every flat walk divides (the incremental walk is measured first: bench/results/small-groups/)."""
+    return "divide"
+
+
 def template_choices(config: KernelConfig) -> dict[str, str]:
     """The template's decisions that are not kernel axes (they do not change an instance's name), made from the
     config. bench/ab_variant.py renders twins with another choice to measure one before it becomes the rule here."""
-    return {"tap_loop": tap_loop(config)}
+    return {"tap_loop": tap_loop(config), "k_walk": k_walk(config)}
 
 
 def checked_choices(config: KernelConfig, overrides: dict[str, str] | None) -> dict[str, str]:
@@ -145,6 +163,8 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
     decided = checked_choices(config, choices)
     if not has_tap_loop(config):  # an override changes nothing there
         decided["tap_loop"] = "unrolled"
+    if not has_flat_k_walk(config):
+        decided["k_walk"] = "divide"
     tap_rows, tap_columns = TAP_LOOPS[decided["tap_loop"]]
     pointers = _POINTERS[config.direction]
     tma_descriptor = {Direction.fwd: "w_desc", Direction.bwd_data: "w_desc", Direction.bwd_weight: "dy_desc"}
@@ -195,6 +215,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "output_rows": list(range(config.tile_h)),
         "taps": list(range(config.filter_size)),  # depthwise bwd_weight: one accumulator per tap of a filter row
         "tap_loop": decided["tap_loop"],
+        "k_walk": decided["k_walk"],
         "tap_rows": tap_rows,
         "tap_columns": tap_columns,
         "accumulator_shape": "(BLOCK_H * BLOCK_W, BLOCK_G, M, CPG)" if config.group_channels > 1 else

@@ -4,12 +4,10 @@ import pytest
 
 from gconv.generator.render import Provenance, checked_choices, render, tap_loop
 from gconv.runtime.grid import tile_grid
-from gconv.runtime.kernels import load_kernel_module
-from gconv.runtime.launch import run
-from gconv.runtime.reference import (INTERPRETER_ERROR_BOUND, poisoned_output, random_operands, reference,
-                                     relative_error)
 from gconv.runtime.support import unsupported_reason
 from gconv.schemas import KernelConfig, Problem
+
+from interpreter_numerics import assert_source_matches_reference
 
 CASES = [
     # (kernel, problem fields): 5x5 and 7x7, multiplier 4, strides 2 and 3, dilation, groups no block divides.
@@ -61,12 +59,7 @@ def test_depthwise_instance_matches_float64_reference(name, fields, tmp_path):
     path = tmp_path / f"{name}.py"
     path.write_text(render(config, Provenance(("rules/x.yaml",), "test", (), "test")))
     problem = Problem(direction=config.direction, dtype=config.dtype, **{"C": 1, **fields})
-    assert unsupported_reason(config, problem) is None
-    a, b = random_operands(problem, seed=7)
-    out = poisoned_output(problem)
-    run(load_kernel_module(path), config, problem, a, b, out)
-    error = relative_error(out, reference(problem, a, b))
-    assert error <= INTERPRETER_ERROR_BOUND[config.dtype], f"{name}: relative error {error:.3g}"
+    assert_source_matches_reference(path, config, problem, seed=7)
 
 
 ROLLED_CASES = [case for case in CASES if not case[0].startswith("bwd_weight") and "_sr" not in case[0]]
@@ -81,11 +74,7 @@ def test_rolled_tap_loops_match_float64_reference(name, fields, tap_loop, tmp_pa
     path = tmp_path / f"{name}.py"
     path.write_text(source)
     problem = Problem(direction=config.direction, dtype=config.dtype, **{"C": 1, **fields})
-    a, b = random_operands(problem, seed=7)
-    out = poisoned_output(problem)
-    run(load_kernel_module(path), config, problem, a, b, out)
-    error = relative_error(out, reference(problem, a, b))
-    assert error <= INTERPRETER_ERROR_BOUND[config.dtype], f"{name} ({tap_loop}): relative error {error:.3g}"
+    assert_source_matches_reference(path, config, problem, seed=7)
 
 
 @pytest.mark.parametrize("name, expected", [
@@ -107,7 +96,7 @@ def test_depthwise_kernels_roll_their_taps_where_unrolled_ones_would_not_fit_in_
 
 
 @pytest.mark.parametrize("choices, message", [
-    ({"tap_lop": "rolled"}, "unknown template choice 'tap_lop'; known: tap_loop"),
+    ({"tap_lop": "rolled"}, "unknown template choice 'tap_lop'; known: tap_loop, k_walk"),
     ({"tap_loop": "unroled"}, "template choice tap_loop takes one of unrolled, rolled-columns, rolled, not 'unroled'"),
 ])
 def test_template_choices_refuse_unknown_names_and_values(choices, message):
