@@ -89,9 +89,10 @@ TAP_LOOPS = {
     "rolled-columns": ("tl.static_range(FILTER)", "tl.range(FILTER, loop_unroll_factor=1)"),
     "rolled": ("tl.range(FILTER, loop_unroll_factor=1)", "tl.range(FILTER, loop_unroll_factor=1)"),
 }
-# How a flat implicit-GEMM reduction walks its index -- the forward's (tap, channel), the backward-weight's pixel (n, ho,
-# wo): divided out of the reduction index every step, or advanced step by step by compare-and-subtract (no integer
-# division in the loop).
+# How a flat implicit-GEMM reduction walks its index -- the forward's (tap, channel), the backward-data's (reaching tap,
+# filter), the backward-weight's pixel (n, ho, wo): divided out of the reduction index every step, or advanced step by
+# step by compare-and-subtract (no integer division in the loop; backward-data also finds each element's dY pixel
+# as its row's class pixel plus its lane's tap offset instead of dividing every element by the stride).
 K_WALKS = ("divide", "incremental")
 CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS}
 TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
@@ -127,9 +128,10 @@ def tap_loop(config: KernelConfig) -> str:
 
 def has_flat_k_walk(config: KernelConfig) -> bool:
     """Whether config's template divides a flat reduction index inside its loop: the implicit-GEMM forward that is
-    neither tap-major nor an explicit GEMM (tap, channel), and the implicit-GEMM backward-weight (pixel n, ho, wo)."""
+    neither tap-major nor an explicit GEMM (tap, channel), the implicit-GEMM backward-data that is not tap-major
+    (filter, reaching tap; and each element's dY pixel), and the implicit-GEMM backward-weight (pixel n, ho, wo)."""
     template = template_name(config)
-    if template == "igemm_fwd.py.j2":
+    if template in ("igemm_fwd.py.j2", "igemm_bwd_data.py.j2"):
         return not config.tap_major and not config.explicit_gemm
     return template == "igemm_bwd_weight.py.j2"
 

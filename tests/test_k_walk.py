@@ -1,7 +1,8 @@
 """The `k_walk` template choice of the flat implicit-GEMM reductions (generator/render.py): the incremental walk, which
-advances each lane's forward (channel, fy, fx) or backward-weight pixel (n, ho, wo) by compare-and-subtract instead of
-dividing the reduction index every step, against float64 under the interpreter, where it applies, and what it removes
-from the sm_90 code."""
+advances each lane's forward (channel, fy, fx), backward-data (filter, reaching tap) or backward-weight pixel (n, ho,
+wo) by compare-and-subtract instead of dividing the reduction index every step (backward-data: and finds each
+element's dY pixel without dividing it by the stride), against float64 under the interpreter, where it applies, and
+what it removes from the sm_90 code."""
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
@@ -29,6 +30,22 @@ CASES = [
                                                           pad_w=3)),
     ("fwd_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1", dict(N=2, G=2, C=40, K=24, Hi=6, Wi=6, Y=2, X=3, pad_h=1,
                                                           pad_w=1)),
+    # bwd_data per stride-residue class: strides 1-3, dilation, classes no tap reaches, few and many filters per tap,
+    # merged groups, vectorised.
+    ("bwd_data_fp32_igemm_m64n32k32_w4_s3_ms_g1_v1_mg1", dict(N=2, G=2, C=5, K=7, Hi=11, Wi=9, Y=3, X=3, stride_h=2,
+                                                               stride_w=2, pad_h=1, pad_w=1)),
+    ("bwd_data_fp32_igemm_m64n32k32_w4_s3_ms_g1_v1_mg1", dict(N=2, G=1, C=3, K=3, Hi=13, Wi=10, Y=5, X=5, stride_h=3,
+                                                               stride_w=2, pad_h=4, pad_w=2, dil_h=2, dil_w=1)),
+    ("bwd_data_fp32_igemm_m64n32k32_w4_s3_ms_g1_v1_mg1", dict(N=1, G=2, C=4, K=1, Hi=9, Wi=9, Y=7, X=7, pad_h=3,
+                                                               pad_w=3)),
+    ("bwd_data_fp32_igemm_m64n32k32_w4_s3_ms_g1_v1_mg1", dict(N=1, G=1, C=4, K=70, Hi=6, Wi=7, Y=3, X=2, stride_h=2,
+                                                               pad_h=1, dil_w=2)),
+    ("bwd_data_fp32_igemm_m64n32k32_w4_s3_ms_g1_v1_mg1", dict(N=2, G=2, C=4, K=6, Hi=7, Wi=6, Y=1, X=1, stride_h=2,
+                                                               stride_w=2)),
+    ("bwd_data_fp16_igemm_m64n32k32_w4_s3_ms_g1_v1_mg4", dict(N=2, G=6, C=3, K=5, Hi=9, Wi=8, Y=3, X=3, stride_h=2,
+                                                               stride_w=2, pad_h=1, pad_w=1)),
+    ("bwd_data_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1", dict(N=2, G=2, C=16, K=24, Hi=7, Wi=9, Y=3, X=3, stride_h=2,
+                                                               stride_w=1, pad_h=1, pad_w=1)),
     # bwd_weight walks the pixels, several steps per program, each step crossing columns, rows and images (15-pixel
     # images; 3 x 20; 50 x 1; 7 x 6): one split, split into chunks, two-stage, StreamK's ranges and merged groups.
     ("bwd_weight_fp32_igemm_m32n32k32_w2_s3_ms_g1_v1_mg1_sk1", dict(N=5, G=2, C=3, K=5, Hi=5, Wi=9, Y=3, X=3,
@@ -61,7 +78,8 @@ def test_the_incremental_walk_matches_float64_reference(name, fields, tmp_path):
     ("fwd_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm", False),  # tap-major: no flat index to divide
     ("fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1_xg", False),  # explicit GEMM: channels only
     ("bwd_weight_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_sk16", True),
-    ("bwd_data_bf16_igemm_m128n32k32_w4_s3_ms_g1_v1_mg8", False),
+    ("bwd_data_bf16_igemm_m128n32k32_w4_s3_ms_g1_v1_mg8", True),
+    ("bwd_data_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm", False),
     ("fwd_bf16_depthwise_t4x8c32_f3_m2_w2_v8", False),
 ])
 def test_only_the_flat_forward_walk_takes_the_choice(name, flat):
