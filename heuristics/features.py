@@ -20,8 +20,9 @@ from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig, Pipeline
 from .analytic import (LAUNCH_LATENCY_S, PERSISTENT_GAIN, estimate, memory_efficiency, padded_reduction, peak_flops,
                        problem_bytes, resident_blocks_per_sm)
 
-FEATURE_VERSION = 7  # 2: the depthwise algorithm (algorithm_depthwise, tile_w, filter_size, multiplier); 3: tap_major;
-# 4: two_stage; 5: pipeline_streamk; 6: explicit_gemm; 7: sliding_rows
+FEATURE_VERSION = 8  # 2: the depthwise algorithm (algorithm_depthwise, tile_w, filter_size, multiplier); 3: tap_major;
+# 4: two_stage; 5: pipeline_streamk; 6: explicit_gemm; 7: sliding_rows; 8: waste_m / waste_n of the direct and depthwise
+# kernels (fwd, bwd_data) count their pixel and channel blocks' padding (they were 1)
 
 PROBLEM_FEATURES = ["N", "G", "C", "K", "Hi", "Wi", "Ho", "Wo", "Y", "X", "stride_h", "stride_w", "pad_h", "pad_w",
                     "dil_h", "dil_w", "log2_gemm_m", "log2_gemm_n", "log2_gemm_k", "log2_flops", "log2_bytes",
@@ -80,7 +81,8 @@ def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,
         padded_work = 2.0 * cdiv(cols, config.block_n) * grid[1] * config.block_m * config.block_n * \
             padded_reduction(config, problem)
     else:
-        waste_m = waste_n = waste_k = 1.0
+        waste_m, waste_n = cuda_core_waste(config, problem)
+        waste_k = 1.0
         padded_work = float(problem.flops)
     before = original or problem
     growth = (problem.C * problem.K) / (before.C * before.K)
@@ -88,6 +90,22 @@ def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,
     return [math.log2(programs), waves, tail, waste_m, waste_n, waste_k, math.log2(padded_work),
             padded_work / programs, growth, math.log2(timing.seconds), math.log2(max(timing.compute_s, 1e-12)),
             math.log2(max(timing.memory_s, 1e-12))]
+
+
+def cuda_core_waste(config: KernelConfig, problem: Problem) -> tuple[float, float]:
+    """waste_m and waste_n of a direct or depthwise kernel: its pixel blocks (depthwise: tile_h x tile_w tiles of the
+    output rows and columns, bwd_data's per stride-residue class) and channel blocks (depthwise: groups) over what they
+    cover. bwd_weight's reduction splits are not counted: (1, 1)."""
+    p, c = problem, config
+    if p.direction is Direction.bwd_weight:
+        return 1.0, 1.0
+    fwd = p.direction is Direction.fwd
+    if c.algorithm is Algorithm.depthwise:
+        rows, cols = (p.Ho, p.Wo) if fwd else (cdiv(p.Hi, p.stride_h), cdiv(p.Wi, p.stride_w))
+        tiled = cdiv(rows, c.tile_h) * c.tile_h * cdiv(cols, c.tile_w) * c.tile_w
+        return tiled / (rows * cols), cdiv(p.G, c.block_n) * c.block_n / p.G
+    pixels, channels = (p.N * p.Ho * p.Wo, p.G * p.K) if fwd else (p.N * p.Hi * p.Wi, p.G * p.C)
+    return cdiv(pixels, c.block_m) * c.block_m / pixels, cdiv(channels, c.block_n) * c.block_n / channels
 
 
 def feature_rows(problem: Problem, candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec) -> np.ndarray:
@@ -346,6 +364,21 @@ def _depthwise_programs(k: _KernelColumns, r: _RunColumns) -> np.ndarray:
     return k.splits * groups * k.filter_size
 
 
+def _cuda_core_waste(k: _KernelColumns, r: _RunColumns) -> np.ndarray:
+    """cuda_core_waste's (waste_m, waste_n) of fwd / bwd_data, per candidate (the igemm entries are not used)."""
+    if k.direction is Direction.fwd:
+        pixels, channels, rows, cols = r.N * r.Ho * r.Wo, r.G * r.K, r.Ho, r.Wo
+    else:
+        pixels, channels = r.N * r.Hi * r.Wi, r.G * r.C
+        rows, cols = np.ceil(np.divide(r.Hi, r.stride_h)), np.ceil(np.divide(r.Wi, r.stride_w))
+    tiled = np.ceil(rows / k.tile_h) * k.tile_h * np.ceil(cols / k.tile_w) * k.tile_w
+    depthwise = k.depthwise if k.depthwise is not None else False
+    waste_m = np.where(depthwise, tiled / (rows * cols), np.ceil(pixels / k.block_m) * k.block_m / pixels)
+    waste_n = np.where(depthwise, np.ceil(r.G / k.block_n) * k.block_n / r.G,
+                       np.ceil(channels / k.block_n) * k.block_n / channels)
+    return np.array([waste_m, waste_n])
+
+
 def _residue_steps(k: _KernelColumns, r: _RunColumns, original: Problem, steps: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | bool]:
     """grid.row_tiles and analytic.padded_reduction of igemm bwd_data at stride > 1: set the igemm entries of
@@ -377,6 +410,8 @@ def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, origin
         if residue:  # the classes' taps together are all Y*X of them
             walked = np.where(k.tap_major, tap_steps, walked)
     np.divide(steps[:3] * k.divisors[:3], extents[:3], out=derived[_WASTE])  # 1 for direct kernels (divisors 1)
+    if k.cuda_core is not None and k.direction is not Direction.bwd_weight:
+        np.copyto(derived[_WASTE][:2], _cuda_core_waste(k, r), where=k.cuda_core)
     programs = steps[0] * steps[1] * steps[3]
     if k.split_k is not None:
         programs *= k.split_k

@@ -65,6 +65,26 @@ static wide gemm_k(const gconv_prob *p) {
     return (wide)p->N * p->Ho * p->Wo;
 }
 
+/* features.py cuda_core_waste: waste_m and waste_n of a direct or depthwise kernel on fwd / bwd_data (pixel blocks --
+ * depthwise: tile_h x tile_w tiles of the rows and columns, bwd_data's per stride-residue class -- and channel blocks,
+ * depthwise: groups, over what they cover); bwd_weight keeps 1. */
+static void cuda_core_waste(const gconv_config *c, const gconv_prob *r, double waste[3]) {
+    if (r->direction == GCONV_DIRECTION_BWD_WEIGHT) return;
+    int fwd = r->direction == GCONV_DIRECTION_FWD;
+    if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE) {
+        double th = (double)(c->block_m / c->tile_w), tw = (double)c->tile_w;
+        double rows = fwd ? (double)r->Ho : ceil((double)r->Hi / (double)r->stride_h);
+        double cols = fwd ? (double)r->Wo : ceil((double)r->Wi / (double)r->stride_w);
+        waste[0] = ceil(rows / th) * th * ceil(cols / tw) * tw / (rows * cols);
+        waste[1] = ceil((double)r->G / c->block_n) * c->block_n / (double)r->G;
+        return;
+    }
+    double pixels = fwd ? (double)((wide)r->N * r->Ho * r->Wo) : (double)((wide)r->N * r->Hi * r->Wi);
+    double channels = fwd ? (double)((wide)r->G * r->K) : (double)((wide)r->G * r->C);
+    waste[0] = ceil(pixels / c->block_m) * c->block_m / pixels;
+    waste[1] = ceil(channels / c->block_n) * c->block_n / channels;
+}
+
 /* One row of feature_matrix: problem_features(problem), kernel_features(config), derived_features on runs (problem
  * after channel padding, or problem itself) as features.py _fill_derived computes them. */
 void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob *r, double f[GCONV_FEATURE_COUNT]) {
@@ -146,6 +166,7 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
         if (residue) walked = steps[2]; /* the classes' taps together are all Y*X of them */
     }
     for (int i = 0; i < 3; i++) waste[i] = steps[i] * divisors[i] / extents[i];
+    if (cuda_core) cuda_core_waste(c, r, waste);
     double programs = steps[0] * steps[1] * steps[3] * split_k;
     double dtv = (double)(2 * c->block_m * c->block_n * c->block_k);
     double work = residue ? per_class * steps[1] * steps[3] * dtv * walked : programs * dtv * steps[2];
