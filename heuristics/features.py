@@ -409,8 +409,8 @@ def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, origin
         np.copyto(steps[2], tap_steps, where=k.tap_major)
         if residue:  # the classes' taps together are all Y*X of them
             walked = np.where(k.tap_major, tap_steps, walked)
-    np.divide(steps[:3] * k.divisors[:3], extents[:3], out=derived[_WASTE])  # 1 for direct kernels (divisors 1)
-    if k.cuda_core is not None and k.direction is not Direction.bwd_weight:
+    np.divide(steps[:3] * k.divisors[:3], extents[:3], out=derived[_WASTE])  # CUDA-core kernels: 1 (divisors 1), then
+    if k.cuda_core is not None and k.direction is not Direction.bwd_weight:  # their tiles' padding (cuda_core_waste)
         np.copyto(derived[_WASTE][:2], _cuda_core_waste(k, r), where=k.cuda_core)
     programs = steps[0] * steps[1] * steps[3]
     if k.split_k is not None:
