@@ -29,19 +29,16 @@ from pathlib import Path
 
 import torch
 
-from gconv.generator.derived import filter_environment
 from gconv.generator.render import CHOICES, Provenance, checked_choices, render
 from gconv.paths import REPO_ROOT
 from gconv.runtime.device import arch_of
 from gconv.runtime.kernels import load_kernel_module
 from gconv.runtime.launch import run
-from gconv.runtime.registry import entries_by_name
-from gconv.runtime.selection import kernels_for
 from gconv.runtime.support import unsupported_reason
 from gconv.runtime.vendor import vendor_run
 from gconv.schemas import Algorithm, Direction, KernelConfig, Problem
-from gconv.schemas.expressions import parse
 
+from .candidates import runnable_entries
 from .problems import read_problems, shape_class
 from .timing import median_ms, operand_sets, rotations_for
 
@@ -95,16 +92,9 @@ def pairs_for(problem: Problem, rule_set: str, arch: str, update: dict, scratch:
     """A Pair for every candidate of problem (of the given algorithms, and selected by the filter expression where)
     that runs it and has a twin: the config with update applied, rendered with choices. A twin that renders the same
     source, or does not run the problem, is left out."""
-    selected = parse(where) if where else None
-    entries = entries_by_name(rule_set)
     out = []
-    for name in kernels_for(problem, rule_set, arch):
-        entry = entries.get(name)
-        if entry is None or entry.config.algorithm not in algorithms:
-            continue
-        if selected is not None and not selected.matches(filter_environment(entry.config, entry.rule)):
-            continue
-        if unsupported_reason(entry.config, problem) is not None:
+    for entry in runnable_entries(problem, rule_set, arch, where):
+        if entry.config.algorithm not in algorithms:
             continue
         twin = twin_of(entry.config, update) if update else entry.config
         if twin is None or unsupported_reason(twin, problem) is not None:

@@ -14,19 +14,16 @@ from pathlib import Path
 
 import torch
 
+from gconv.paths import REPO_ROOT
 from gconv.runtime import api
 from gconv.runtime.grid import tile_grid
 from gconv.runtime.kernels import import_kernel_module, load_kernel_module
 from gconv.runtime.launch import run
-from gconv.paths import REPO_ROOT
-from gconv.runtime.padding import pad_operands, padded_problem
-from gconv.runtime.reference import result_shape
 from gconv.runtime.registry import entries_by_name
-from gconv.runtime.selection import candidate_for
 from gconv.schemas import Problem
 
-from .summary import geomean, write_dict_rows
-from .timing import median_ms, operand_sets, rotations_for
+from .summary import geomean, row_line, write_dict_rows
+from .timing import kernel_operands, median_ms, operand_sets, rotations_for
 
 OUTER = ("    pid_m, pid_n = _tile_coordinates(tl.program_id(0), num_pid_m, num_pid_n)\n"
          "    _conv_tile(\n        pid_m, pid_n, tl.program_id(1),")
@@ -75,11 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in kernels:
             entry = entries[name]
             config = entry.config
-            padding = candidate_for(entry, problem).padding
-            target = padded_problem(problem, padding) if padding else problem
-            padded = [pad_operands(problem.direction, a, b, problem.G, padding) if padding else (a, b) for a, b in sets]
-            outs = [torch.empty(result_shape(target), dtype=sets[0][0].dtype, device="cuda",
-                                memory_format=torch.channels_last) for _ in range(count)]
+            target, padding, padded, outs = kernel_operands(entry, problem, sets)
             module = load_kernel_module(REPO_ROOT / entry.source)
             patched = scratch / f"{name}_inner.py"
             patched.write_text(inner_source((REPO_ROOT / entry.source).read_text(), config.groups_to_merge))
@@ -107,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
                        execute_ms=execute_ms, raw_ms=raw_ms, inner_ms=inner_ms, inner_max_diff=error,
                        raw_over_inner=raw_ms / inner_ms)
             rows.append(row)
-            print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()), flush=True)
+            print(row_line(row), flush=True)
             if args.profile:
                 from torch.profiler import ProfilerActivity, profile
                 with profile(activities=[ProfilerActivity.CUDA]) as prof:

@@ -14,16 +14,15 @@ from pathlib import Path
 
 import torch
 
+from gconv.paths import REPO_ROOT
 from gconv.runtime import api, padding
+from gconv.runtime.kernels import load_kernel_module
 from gconv.runtime.launch import run
-from gconv.runtime.padding import padded_problem
-from gconv.runtime.reference import result_shape
-from gconv.runtime.selection import candidate_for
 from gconv.runtime.registry import entries_by_name
 from gconv.schemas import Problem
 
-from .summary import geomean, write_dict_rows
-from .timing import median_ms, operand_sets, rotations_for
+from .summary import geomean, row_line, write_dict_rows
+from .timing import kernel_operands, median_ms, operand_sets, rotations_for
 
 CASES = [  # bf16 training shapes whose best `default` kernel pads, and one per direction with K padded too
     ("fwd", dict(N=32, G=128, C=12, K=12, Hi=64, Wi=64, Y=3, X=3, pad_h=1, pad_w=1),
@@ -102,9 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     for direction, fields, name in CASES:
         problem = Problem(direction=direction, dtype="bf16", **fields)
         entry = entries[name]
-        pad = candidate_for(entry, problem).padding
         count = rotations_for(problem)
         sets = operand_sets(problem, "cuda", count)
+        target, pad, padded, (out, *_) = kernel_operands(entry, problem, sets)
 
         def call(i):
             return api.execute(problem, *sets[i % count], kernel=name, rule_set="default")
@@ -117,17 +116,14 @@ def main(argv: list[str] | None = None) -> int:
             times["single_pass_ms"].append(median_ms(call))
             with transposing_copies():
                 times["transposing_ms"].append(median_ms(call))
-        target = padded_problem(problem, pad)
-        padded = [padding.pad_operands(problem.direction, a, b, problem.G, pad) for a, b in sets]
-        out = torch.empty(result_shape(target), dtype=sets[0][0].dtype, device="cuda", memory_format=torch.channels_last)
-        module = api._prepared("default", name)[0]
+        module = load_kernel_module(REPO_ROOT / entry.source)
         kernel_ms = median_ms(lambda i: run(module, entry.config, target, *padded[i % count], out))
         row = dict(problem=problem.key, kernel=name, padding=str(pad), kernel_only_ms=kernel_ms,
                    single_pass_ms=min(times["single_pass_ms"]), transposing_ms=min(times["transposing_ms"]),
                    same_result=bool(torch.equal(expected, before)))
         row["speed_up"] = row["transposing_ms"] / row["single_pass_ms"]
         rows.append(row)
-        print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()), flush=True)
+        print(row_line(row), flush=True)
     write_dict_rows(args.out, rows)
     print(f"execute, transposing copies / single-pass copies, geomean over {len(rows)} problems: "
           f"{geomean([r['speed_up'] for r in rows]):.2f}x")

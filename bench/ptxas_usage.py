@@ -81,25 +81,12 @@ def measure_one(source: str, name: str, problem: Problem, arch: str) -> Usage:
 
 def jobs_for(problems: list[Problem], rule_set: str, arch: str, where: str | None) -> list[tuple]:
     """(source, name, problem, arch) for every candidate of each problem that the filter selects."""
-    from gconv.generator.derived import filter_environment
     from gconv.paths import REPO_ROOT
-    from gconv.runtime.registry import entries_by_name
-    from gconv.runtime.selection import kernels_for
-    from gconv.runtime.support import unsupported_reason
-    from gconv.schemas.expressions import parse
 
-    selected = parse(where) if where else None
-    entries = entries_by_name(rule_set)
-    jobs = []
-    for problem in problems:
-        for name in kernels_for(problem, rule_set, arch):
-            entry = entries.get(name)  # None: a vendor fallback, not a generated kernel
-            if entry is None or unsupported_reason(entry.config, problem) is not None:
-                continue
-            if selected is not None and not selected.matches(filter_environment(entry.config, entry.rule)):
-                continue
-            jobs.append((str(REPO_ROOT / entry.source), name, problem, arch))
-    return jobs
+    from .candidates import runnable_entries
+
+    return [(str(REPO_ROOT / entry.source), entry.name, problem, arch)
+            for problem in problems for entry in runnable_entries(problem, rule_set, arch, where)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,5 @@
-"""Summary helpers of the bench scripts: the geometric mean of ratios, and a list of dict rows as a CSV file."""
+"""Summary helpers of the bench scripts: the geometric mean of ratios, a dict row as one printed line, and a list
+of dict rows as a CSV file."""
 from __future__ import annotations
 
 import csv
@@ -18,3 +19,8 @@ def write_dict_rows(path: Path, rows: list[dict]) -> None:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+
+
+def row_line(row: dict) -> str:
+    """key=value pairs, floats to 4 significant digits."""
+    return " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items())

@@ -27,8 +27,10 @@ from collections.abc import Callable
 import torch
 
 from gconv.heuristics.analytic import problem_bytes
-from gconv.runtime.reference import random_operands
-from gconv.schemas import Problem
+from gconv.runtime.padding import ChannelPadding, pad_operands, padded_problem
+from gconv.runtime.reference import random_operands, result_shape
+from gconv.runtime.selection import candidate_for
+from gconv.schemas import Problem, RegistryEntry
 
 L2_BYTES = 50 * 2**20  # H100; rotating over 2x L2 of operands makes every timed run read from DRAM
 MAX_ROTATIONS = 8
@@ -48,6 +50,20 @@ def rotations_for(problem: Problem, l2_bytes: int = L2_BYTES) -> int:
 def operand_sets(problem: Problem, device: str, count: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """Fresh non-zero random operands (zeros would flatter tensor cores), one pair per rotation."""
     return [random_operands(problem, device=device, seed=seed + 1) for seed in range(count)]
+
+
+def kernel_operands(entry: RegistryEntry, problem: Problem, sets: list[tuple[torch.Tensor, torch.Tensor]]
+                    ) -> tuple[Problem, ChannelPadding | None, list[tuple[torch.Tensor, torch.Tensor]], list[torch.Tensor]]:
+    """What a registry instance runs for problem, as runtime.api.execute runs it, to time the kernel alone: the problem
+    after the instance's channel padding (or problem), that padding (or None), each operand set padded, and one
+    channels_last output per set."""
+    padding = candidate_for(entry, problem).padding
+    target = padded_problem(problem, padding) if padding else problem
+    padded = [pad_operands(problem.direction, a, b, problem.G, padding) if padding else (a, b) for a, b in sets]
+    a = sets[0][0]
+    outs = [torch.empty(result_shape(target), dtype=a.dtype, device=a.device, memory_format=torch.channels_last)
+            for _ in sets]
+    return target, padding, padded, outs
 
 
 def repeats_within(budget_ms: float | None, probe_ms: float | None, repeats: int) -> int:
