@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gconv.errors import GconvError
 from gconv.paths import REPO_ROOT
-from gconv.schemas import ArchSpec, KernelConfig, Problem
+from gconv.schemas import ArchSpec, DType, KernelConfig, Problem
 
 from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix
 from .target import Target, scale_ms
@@ -79,6 +79,11 @@ and the same features (none names the dtype). Measured on the fp16 held-out prob
 85.9 / 86.4 / 88.5% (bwd_data / bwd_weight / fwd) against the rule's 70.2 / 68.2 / 71.4% (bench/results/fp16/)."""
 
 
+def as_dtype(kernel: str, dtype: str) -> str:
+    """A kernel's name in another dtype of SIBLING_DTYPES: the same kernel, its dtype token swapped."""
+    return KernelConfig.from_name(kernel).model_copy(update={"dtype": DType(dtype)}).name
+
+
 class SelectionModel:
     """Scores candidate kernels of a problem: choice keys (lower is better) and predicted milliseconds.
 
@@ -93,15 +98,15 @@ class SelectionModel:
 
     def standing_in_for(self, dtype: str) -> "SelectionModel":
         """This model scoring the same kernels of another dtype (SIBLING_DTYPES): its pool renamed to that dtype."""
-        trained = self.metadata.dtype
-        pool = sorted(name.replace(f"_{trained}_", f"_{dtype}_", 1) for name in self.metadata.kernel_pool)
+        pool = sorted(as_dtype(name, dtype) for name in self.metadata.kernel_pool)
         metadata = self.metadata.model_copy(update={"dtype": dtype, "kernel_pool": pool})
         return SelectionModel(self.booster, metadata, self.path, label=f"{self.label} used for {dtype}",
                               ranker=self.ranker)
 
     def knows(self, kernel: str) -> bool:
-        """Whether the model was trained on the kernel (metadata.kernel_pool): it scores only those; a selection
-        skips the others rather than extrapolate to kernels it never saw."""
+        """Whether the model was trained on the kernel (metadata.kernel_pool: measured in its own dtype's rows or its
+        sibling dtype's): it scores only those; a selection skips the others rather than extrapolate to kernels it
+        never saw."""
         return kernel in self._pool
 
     @property

@@ -22,7 +22,7 @@ from gconv.schemas import ArchSpec, KernelConfig
 
 from .dataset import ProblemMeasurements, runs_as
 from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix
-from .model import METADATA_FILE, MODEL_FILE, RANKER_FILE, ModelMetadata, RankingConfig
+from .model import METADATA_FILE, MODEL_FILE, RANKER_FILE, ModelMetadata, RankingConfig, as_dtype
 from .target import Target, scale_ms
 
 DEFAULT_CONFIG = Path(__file__).with_name("train.yaml")
@@ -133,6 +133,13 @@ def selection_efficiency(booster, tables: list[ProblemTable], *, ranker: bool = 
     return efficiencies
 
 
+def kernel_pool(tables: list[ProblemTable], sibling_tables: list[ProblemTable], dtype: str) -> list[str]:
+    """The kernels a model may choose: every kernel of its rows, the sibling dtype's named as this dtype's twins (the
+    features do not name the dtype, so a sibling row teaches the twin as well as its own row would)."""
+    return sorted({name for t in tables for name in t.names} |
+                  {as_dtype(name, dtype) for t in sibling_tables for name in t.names})
+
+
 def _summary(efficiency: list[float], prefix: str = "") -> dict[str, float]:
     values = np.asarray(efficiency)
     return {f"{prefix}efficiency_mean": round(float(values.mean()), 4),
@@ -179,7 +186,7 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
         digest.update(Path(path).read_bytes())
     metadata = ModelMetadata(
         direction=direction, dtype=dtype, arch=arch, feature_version=FEATURE_VERSION, feature_names=FEATURE_NAMES, target=config.target,
-        kernel_pool=sorted({name for t in tables for name in t.names}), rule_sets=rule_sets,
+        kernel_pool=kernel_pool(tables, sibling_tables, dtype), rule_sets=rule_sets,
         data_files=[Path(p).as_posix() for p in data_files], data_sha256=digest.hexdigest(),
         rows=int(sum(len(t.names) for t in tables + sibling_tables)), problems=len(tables),
         sibling_problems=len(sibling_tables), cv_folds=config.cv_folds,

@@ -1,7 +1,7 @@
 """Selection quality against the exhaustive-search oracle: efficiency = oracle time / selected time, per problem.
 
-The oracle is the fastest measured kernel of the problem; a selector ranks the same measured kernels, so every
-selection has a measured time. Speed-up over cuDNN compares the selected kernel with the best cuDNN mode.
+The oracle is the fastest measured kernel of the problem; a selector ranks the measured kernels it would choose among
+at run time (a model: those of its pool), so every selection has a measured time. Speed-up over cuDNN compares the selected kernel with the best cuDNN mode.
 """
 from __future__ import annotations
 
@@ -52,10 +52,15 @@ def rule_ranker(arch: str) -> Ranker:
 
 
 def model_ranker(model: SelectionModel, arch: str) -> Ranker:
+    """The model's order of the measured kernels it knows, as the runtime chooses (runtime/selection.py python_best:
+    it skips kernels outside the model's pool); the rule's order of them all when it knows none."""
     spec = load_arch_spec(arch)
+    rule = rule_ranker(arch)
 
     def rank(m: ProblemMeasurements) -> list[str]:
-        names = sorted(m.kernels)
+        names = sorted(name for name in m.kernels if model.knows(name))
+        if not names:
+            return rule(m)
         configs = [KernelConfig.from_name(n) for n in names]
         predicted = model.choice_keys(m.problem, [(c, runs_as(c, m.problem)) for c in configs], spec)
         return [names[i] for i in np.argsort(predicted, kind="stable")]

@@ -116,6 +116,41 @@ def test_sibling_dtype_problems_train_every_fold_and_are_never_tested(split, tra
     assert metadata.cv_metrics["efficiency_mean"] > max(alone.cv_metrics["efficiency_mean"], 0.95)
 
 
+def test_the_pool_holds_kernels_only_the_sibling_dtype_measured(split, tmp_path):
+    """A kernel measured only in the sibling dtype's rows is in the pool, as this dtype's twin: the model was trained
+    on it (no feature names the dtype), so a selection may choose it."""
+    from gconv.heuristics.dataset import ProblemMeasurements
+
+    merged = {k for m in split[0] for k in m.kernels if "_mg4" in k}
+    own = [ProblemMeasurements(m.problem, {k: v for k, v in m.kernels.items() if k not in merged}) for m in split[0]]
+    twins = [ProblemMeasurements(m.problem.model_copy(update={"dtype": m.problem.dtype.__class__("fp16")}),
+                                 {k.replace("_bf16_", "_fp16_"): v for k, v in m.kernels.items()}) for m in split[0]]
+    metadata = train(own, direction="fwd", dtype="bf16", arch="sm_90", out=tmp_path / "fwd_bf16",
+                     data_files=[SAMPLE], rule_sets=["default"], config=SMALL_CONFIG, sibling=twins)
+    assert merged and merged <= set(metadata.kernel_pool)
+    assert set(metadata.kernel_pool) == {k for m in split[0] for k in m.kernels}
+
+
+def test_validation_ranks_only_the_kernels_the_runtime_would_choose_among(split, trained):
+    """model_ranker mirrors the runtime (runtime/selection.py python_best): kernels outside the model's pool are
+    skipped, however fast; a problem whose kernels it knows none of is ranked by the rule."""
+    from gconv.heuristics.dataset import ProblemMeasurements
+    from gconv.heuristics.validation import rule_ranker
+
+    root, out, _ = trained
+    model = SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90")
+    m = split[1][0]
+    unknown = "fwd_bf16_igemm_m64n64k64_w4_s2_ms_g8_v8_mg1"
+    assert not model.knows(unknown) and all(model.knows(k) for k in m.kernels)
+    with_unknown = ProblemMeasurements(m.problem, {**m.kernels, unknown: min(m.kernels.values()) / 2}, m.cudnn_ms)
+    ranking = model_ranker(model, "sm_90")(with_unknown)
+    assert ranking == model_ranker(model, "sm_90")(m) and unknown not in ranking
+    report = evaluate([with_unknown], model_ranker(model, "sm_90"), direction="fwd/bf16", selector="model")
+    assert report.efficiencies[0] == pytest.approx(with_unknown.kernels[unknown] / with_unknown.kernels[ranking[0]])
+    alone = ProblemMeasurements(m.problem, {unknown: 1.0, "fwd_bf16_igemm_m64n64k64_w4_s4_ms_g8_v8_mg1": 2.0})
+    assert model_ranker(model, "sm_90")(alone) == rule_ranker("sm_90")(alone)
+
+
 def test_model_round_trips_and_refuses_what_it_cannot_trust(trained, tmp_path):
     _, out, _ = trained
     model = SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90")
