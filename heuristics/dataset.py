@@ -9,6 +9,7 @@ from pathlib import Path
 
 from gconv.bench.problems import CSV_FIELDS
 from gconv.runtime.padding import padded_problem, padding_for
+from gconv.runtime.registry import VENDOR_KERNEL
 from gconv.runtime.support import unsupported_reason
 from gconv.schemas import KernelConfig, Problem
 
@@ -16,18 +17,32 @@ REQUIRED_COLUMNS = CSV_FIELDS + ["kernel", "status", "time_ms"]
 CUDNN_PREFIX = "cudnn"
 
 
+# The cuDNN mode the vendor path (runtime/registry.py VENDOR_KERNEL, kernel='cudnn') runs unless the caller turned
+# torch.backends.cudnn.benchmark on: the time a selection of the vendor path gets.
+VENDOR_MODE = "cudnn-heuristic"
+
+
 @dataclass
 class ProblemMeasurements:
-    """Every measured kernel of one problem: gconv instances (name -> ms) and the best cuDNN mode."""
+    """Every measured kernel of one problem: gconv instances (name -> ms), the vendor path's time (its default mode,
+    VENDOR_MODE) and the best cuDNN mode."""
 
     problem: Problem
     kernels: dict[str, float] = field(default_factory=dict)
     cudnn_ms: float | None = None
+    vendor_ms: float | None = None
+
+    @property
+    def candidates_ms(self) -> dict[str, float]:
+        """What a selection may choose, timed: the instances, and the vendor path when it was measured."""
+        return self.kernels if self.vendor_ms is None else {**self.kernels, VENDOR_KERNEL: self.vendor_ms}
 
     @property
     def oracle(self) -> tuple[str, float]:
-        name = min(self.kernels, key=lambda k: (self.kernels[k], k))
-        return name, self.kernels[name]
+        """The fastest candidate (candidates_ms), ties by name."""
+        timed = self.candidates_ms
+        name = min(timed, key=lambda k: (timed[k], k))
+        return name, timed[name]
 
 
 def runs_as(config: KernelConfig, problem: Problem) -> Problem:
@@ -66,6 +81,8 @@ def read_measurements(paths: list[Path]) -> dict[str, ProblemMeasurements]:
                 entry = by_problem.setdefault(problem.key, ProblemMeasurements(problem))
                 if row["kernel"].startswith(CUDNN_PREFIX):
                     entry.cudnn_ms = ms if entry.cudnn_ms is None else min(entry.cudnn_ms, ms)
+                    if row["kernel"] == VENDOR_MODE:
+                        entry.vendor_ms = ms
                 else:
                     entry.kernels[row["kernel"]] = ms
     return {key: m for key, m in by_problem.items() if m.kernels}

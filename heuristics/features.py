@@ -20,9 +20,9 @@ from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig, Pipeline
 from .analytic import (LAUNCH_LATENCY_S, PERSISTENT_GAIN, estimate, memory_efficiency, padded_reduction, peak_flops,
                        problem_bytes, resident_blocks_per_sm)
 
-FEATURE_VERSION = 8  # 2: the depthwise algorithm (algorithm_depthwise, tile_w, filter_size, multiplier); 3: tap_major;
+FEATURE_VERSION = 9  # 2: the depthwise algorithm (algorithm_depthwise, tile_w, filter_size, multiplier); 3: tap_major;
 # 4: two_stage; 5: pipeline_streamk; 6: explicit_gemm; 7: sliding_rows; 8: waste_m / waste_n of the direct and depthwise
-# kernels (fwd, bwd_data) count their pixel and channel blocks' padding (they were 1)
+# kernels (fwd, bwd_data) count their pixel and channel blocks' padding (they were 1); 9: vendor (the cuDNN candidate)
 
 PROBLEM_FEATURES = ["N", "G", "C", "K", "Hi", "Wi", "Ho", "Wo", "Y", "X", "stride_h", "stride_w", "pad_h", "pad_w",
                     "dil_h", "dil_w", "log2_gemm_m", "log2_gemm_n", "log2_gemm_k", "log2_flops", "log2_bytes",
@@ -34,7 +34,10 @@ KERNEL_FEATURES = ["direct", "block_m", "block_n", "block_k", "num_warps", "num_
 DERIVED_FEATURES = ["log2_programs", "waves", "tail_utilisation", "waste_m", "waste_n", "waste_k", "log2_padded_work",
                     "work_per_program", "channel_padding_growth", "log2_analytic_seconds",
                     "log2_analytic_compute_s", "log2_analytic_memory_s"]
-FEATURE_NAMES = PROBLEM_FEATURES + KERNEL_FEATURES + DERIVED_FEATURES
+# 1 for the vendor path (runtime/registry.py VENDOR_KERNEL: cuDNN through PyTorch), whose row is its problem's features
+# and zeros (vendor_row); 0 for every generated kernel.
+VENDOR_FEATURES = ["vendor"]
+FEATURE_NAMES = PROBLEM_FEATURES + KERNEL_FEATURES + DERIVED_FEATURES + VENDOR_FEATURES
 
 
 def problem_features(problem: Problem) -> list[float]:
@@ -111,7 +114,7 @@ def cuda_core_waste(config: KernelConfig, problem: Problem) -> tuple[float, floa
 def feature_rows(problem: Problem, candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec) -> np.ndarray:
     """The reference definition of feature_matrix: the scalar rows above, stacked (one Python pass per candidate)."""
     base = problem_features(problem)
-    rows = [base + kernel_features(config) + derived_features(config, runs, arch, problem)
+    rows = [base + kernel_features(config) + derived_features(config, runs, arch, problem) + [0.0]
             for config, runs in candidates]
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURE_NAMES))
 
@@ -132,8 +135,19 @@ def feature_matrix(problem: Problem, candidates: list[tuple[KernelConfig, Proble
     out = np.empty((len(candidates), len(FEATURE_NAMES)))
     out[:, :_KERNEL_START] = problem_features(problem)
     out[:, _KERNEL_START:_DERIVED_START] = kernels.features
-    _fill_derived(out[:, _DERIVED_START:].T, kernels, _run_columns(candidates, distinct, kernels.direction), problem)
+    _fill_derived(out[:, _DERIVED_START:_VENDOR].T, kernels, _run_columns(candidates, distinct, kernels.direction),
+                  problem)
+    out[:, _VENDOR] = 0.0
     return out
+
+
+def vendor_row(problem: Problem) -> np.ndarray:
+    """The vendor path's feature row: the problem's features, zeros for the kernel and derived ones (it has no tiles),
+    and vendor = 1."""
+    row = np.zeros(len(FEATURE_NAMES))
+    row[:_KERNEL_START] = problem_features(problem)
+    row[_VENDOR] = 1.0
+    return row
 
 
 # ---- The vectorised path: derived_features and analytic.estimate over numpy columns, one entry per candidate.
@@ -143,6 +157,7 @@ def feature_matrix(problem: Problem, candidates: list[tuple[KernelConfig, Proble
 
 _KERNEL_START = len(PROBLEM_FEATURES)
 _DERIVED_START = _KERNEL_START + len(KERNEL_FEATURES)
+_VENDOR = _DERIVED_START + len(DERIVED_FEATURES)
 _WASTE = slice(DERIVED_FEATURES.index("waste_m"), DERIVED_FEATURES.index("waste_k") + 1)
 _ESTIMATE = slice(DERIVED_FEATURES.index("log2_analytic_seconds"), DERIVED_FEATURES.index("log2_analytic_memory_s") + 1)
 _ESTIMATE_FLOORS = np.array([[0.0], [1e-12], [1e-12]])  # derived_features floors compute_s and memory_s

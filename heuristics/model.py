@@ -10,9 +10,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gconv.errors import GconvError
 from gconv.paths import REPO_ROOT
+from gconv.runtime.registry import VENDOR_KERNEL
 from gconv.schemas import ArchSpec, DType, KernelConfig, Problem
 
-from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix
+from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix, vendor_row
 from .target import Target, scale_ms
 
 MODELS_DIR = REPO_ROOT / "heuristics" / "models"
@@ -80,7 +81,10 @@ and the same features (none names the dtype). Measured on the fp16 held-out prob
 
 
 def as_dtype(kernel: str, dtype: str) -> str:
-    """A kernel's name in another dtype of SIBLING_DTYPES: the same kernel, its dtype token swapped."""
+    """A kernel's name in another dtype of SIBLING_DTYPES: the same kernel, its dtype token swapped (the vendor path
+    is one name for every dtype)."""
+    if kernel == VENDOR_KERNEL:
+        return kernel
     return KernelConfig.from_name(kernel).model_copy(update={"dtype": DType(dtype)}).name
 
 
@@ -143,6 +147,18 @@ class SelectionModel:
         features = feature_matrix(problem, candidates, arch)
         scale = scale_ms(self.metadata.target, problem, features, arch)
         return np.exp(self.booster.predict(features, num_threads=1)) * scale
+
+    def vendor_ms(self, problem: Problem, arch: ArchSpec) -> float:
+        """predict_ms of the vendor path (features.py vendor_row)."""
+        row = vendor_row(problem)[None, :]
+        scale = scale_ms(self.metadata.target, problem, row, arch)[0]
+        return float(np.exp(self.booster.predict(row, num_threads=1)[0]) * scale)
+
+    def vendor_key(self, problem: Problem, arch: ArchSpec) -> float:
+        """choice_keys of the vendor path."""
+        if self.ranker is None:
+            return self.vendor_ms(problem, arch)
+        return float(np.exp(-self.ranker.predict(vendor_row(problem)[None, :], num_threads=1)[0]))
 
     def choice_keys(self, problem: Problem, candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec
                     ) -> np.ndarray:

@@ -17,11 +17,11 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from gconv.runtime.registry import load_arch_spec
+from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
 from gconv.schemas import ArchSpec, KernelConfig
 
 from .dataset import ProblemMeasurements, runs_as
-from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix
+from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix, vendor_row
 from .model import METADATA_FILE, MODEL_FILE, RANKER_FILE, ModelMetadata, RankingConfig, as_dtype
 from .target import Target, scale_ms
 
@@ -71,11 +71,14 @@ class ProblemTable(NamedTuple):
 
 
 def problem_table(m: ProblemMeasurements, arch: ArchSpec, target: Target) -> ProblemTable:
+    """The problem's measured instances, sorted by name, then the vendor path (features.py vendor_row) when measured."""
     names = sorted(m.kernels)
     candidates = [(c, runs_as(c, m.problem)) for c in map(KernelConfig.from_name, names)]
     features = feature_matrix(m.problem, candidates, arch)
+    if m.vendor_ms is not None:
+        names, features = [*names, VENDOR_KERNEL], np.vstack([features, vendor_row(m.problem)])
     log_scale = np.log(scale_ms(target, m.problem, features, arch))
-    log_times = np.log([m.kernels[n] for n in names])
+    log_times = np.log([m.candidates_ms[n] for n in names])
     return ProblemTable(names, features, log_times - log_scale, log_scale)
 
 

@@ -1,7 +1,9 @@
 """Selection quality against the exhaustive-search oracle: efficiency = oracle time / selected time, per problem.
 
-The oracle is the fastest measured kernel of the problem; a selector ranks the measured kernels it would choose among
-at run time (a model: those of its pool), so every selection has a measured time. Speed-up over cuDNN compares the selected kernel with the best cuDNN mode.
+The oracle is the fastest measured candidate of the problem: the instances and the vendor path (cuDNN in its default,
+heuristic mode); a selector ranks the measured candidates it would choose among at run time (a model: those of its
+pool, the vendor path among them when it was trained on it; the rule: the instances), so every selection has a
+measured time. Speed-up over cuDNN compares the selected kernel with the best cuDNN mode.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from gconv.runtime.registry import load_arch_spec
+from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
 from gconv.schemas import KernelConfig
 from gconv.tables import table
 
@@ -52,18 +54,21 @@ def rule_ranker(arch: str) -> Ranker:
 
 
 def model_ranker(model: SelectionModel, arch: str) -> Ranker:
-    """The model's order of the measured kernels it knows, as the runtime chooses (runtime/selection.py python_best:
-    it skips kernels outside the model's pool); the rule's order of them all when it knows none."""
+    """The model's order of the measured kernels it knows and of the vendor path (when it knows it), as the runtime
+    chooses (runtime/selection.py python_best: it skips kernels outside the model's pool; ties by name); the rule's
+    order of the kernels when it knows none."""
     spec = load_arch_spec(arch)
     rule = rule_ranker(arch)
 
     def rank(m: ProblemMeasurements) -> list[str]:
         names = sorted(name for name in m.kernels if model.knows(name))
+        configs = [KernelConfig.from_name(n) for n in names]
+        keys = list(model.choice_keys(m.problem, [(c, runs_as(c, m.problem)) for c in configs], spec)) if names else []
+        if m.vendor_ms is not None and model.knows(VENDOR_KERNEL):
+            names, keys = [*names, VENDOR_KERNEL], [*keys, model.vendor_key(m.problem, spec)]
         if not names:
             return rule(m)
-        configs = [KernelConfig.from_name(n) for n in names]
-        predicted = model.choice_keys(m.problem, [(c, runs_as(c, m.problem)) for c in configs], spec)
-        return [names[i] for i in np.argsort(predicted, kind="stable")]
+        return [names[i] for i in sorted(range(len(names)), key=lambda i: (keys[i], names[i]))]
     return rank
 
 
@@ -75,10 +80,11 @@ def evaluate(measurements: list[ProblemMeasurements], rank: Ranker, *, direction
     for m in measurements:
         ranking = rank(m)
         oracle_name, oracle_ms = m.oracle
-        chosen_ms = m.kernels[ranking[0]]
+        timed = m.candidates_ms
+        chosen_ms = timed[ranking[0]]
         efficiencies.append(oracle_ms / chosen_ms)
         exact += chosen_ms == oracle_ms
-        top3 += any(m.kernels[name] == oracle_ms for name in ranking[:3])
+        top3 += any(timed[name] == oracle_ms for name in ranking[:3])
         if m.cudnn_ms is not None:
             speedups.append(m.cudnn_ms / chosen_ms)
     e = np.asarray(efficiencies)

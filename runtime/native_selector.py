@@ -185,7 +185,7 @@ class NativeSelector:
         self._choose = self._lib.gconv_selector_choose
         self._choose.restype = None
         self._choose.argtypes = [ctypes.POINTER(CProb), ctypes.POINTER(CConfig), ctypes.POINTER(ctypes.c_char_p),
-                                 ctypes.c_size_t, ctypes.POINTER(CModel), ctypes.POINTER(CPick)]
+                                 ctypes.c_size_t, ctypes.POINTER(CModel), ctypes.c_int32, ctypes.POINTER(CPick)]
         self._pools: dict[int, tuple] = {}
         self._models: dict[int, tuple] = {}
 
@@ -220,8 +220,10 @@ class NativeSelector:
                 cached = self._models[id(model)] = (model, struct, regressor, ranker, pool)
         return cached[1]
 
-    def choose(self, problem: Problem, pool: tuple[RegistryEntry, ...], model=None) -> Pick | None:
-        """The pool entry the rule (model None) or the model picks for problem; None when no entry can run it."""
+    def choose(self, problem: Problem, pool: tuple[RegistryEntry, ...], model=None, vendor: bool = False
+               ) -> Pick | None:
+        """The pool entry the rule (model None) or the model picks for problem; None when no entry can run it. With
+        vendor, the vendor path is a candidate too when the model was trained on it: its pick index is len(pool)."""
         _, configs, names = self._pool_arrays(pool)
         p = problem
         prob = CProb(DIRECTIONS.index(p.direction), DTYPES.index(p.dtype), p.N, p.G, p.C, p.K, p.Hi, p.Wi, p.Ho, p.Wo,
@@ -230,7 +232,7 @@ class NativeSelector:
         if model is not None and struct is None:
             raise NativeSelectorError(f"model {model.label} has trees the C evaluator cannot sum")
         pick = CPick()
-        self._choose(ctypes.byref(prob), configs, names, len(pool), struct and ctypes.byref(struct),
+        self._choose(ctypes.byref(prob), configs, names, len(pool), struct and ctypes.byref(struct), int(vendor),
                      ctypes.byref(pick))
         if pick.index < 0:
             return None

@@ -1,6 +1,7 @@
 """Choose a kernel for a problem: the candidates of a registry, the rule heuristic, a per-problem cache."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, NamedTuple
@@ -112,52 +113,74 @@ class Best(NamedTuple):
     by_model: bool = False
 
 
-def _least(problem: Problem, pool: list[Candidate], arch: str, model) -> tuple[Candidate, float]:
+VENDOR = Candidate(None)
+# GCONV_VENDOR=0: a model chooses among gconv's instances only, never the vendor path (e.g. to run or time gconv's own
+# kernels); by default the vendor path competes whenever the model was trained on it.
+VENDOR_ENV = "GCONV_VENDOR"
+
+
+def vendor_competes() -> bool:
+    return os.environ.get(VENDOR_ENV, "1") != "0"
+
+
+def _least(problem: Problem, pool: list[Candidate], arch: str, model, vendor: bool = False
+           ) -> tuple[Candidate, float]:
     """The candidate of least key (the rule's analytic seconds, or the model's choice key), ties by name, with its
-    predicted time (seconds for the rule, the model's milliseconds)."""
+    predicted time (seconds for the rule, the model's milliseconds); vendor (with a model): the vendor path competes
+    too, after pool."""
     if model is None:
         keys = [predicted_seconds(c, problem, arch) for c in pool]
     else:
         spec = load_arch_spec(arch)
         rows = [(c.entry.config, padded_problem(problem, c.padding) if c.padding else problem) for c in pool]
-        keys = model.choice_keys(problem, rows, spec)
+        keys = list(model.choice_keys(problem, rows, spec)) if rows else []
+        if vendor:
+            pool, keys = [*pool, VENDOR], [*keys, model.vendor_key(problem, spec)]
     best = min(range(len(pool)), key=lambda i: (keys[i], pool[i].name))
     if model is not None and model.ranker is not None:
+        if pool[best] is VENDOR:
+            return VENDOR, model.vendor_ms(problem, spec)
         return pool[best], float(model.predict_ms(problem, [rows[best]], spec)[0])
     return pool[best], float(keys[best])
 
 
-def python_best(problem: Problem, rule_set: str, arch: str, model=None) -> Best | None:
-    """The model's pick -- least choice key (SelectionModel.choice_keys) -- among the candidates of its training pool;
-    the rule's -- least analytic time -- among all when there is no model or it knows none of them; ties by name. None
-    when no instance runs the problem. The reference the C selector (native_selector.py) computes too."""
+def python_best(problem: Problem, rule_set: str, arch: str, model=None, vendor: bool = False) -> Best | None:
+    """The model's pick -- least choice key (SelectionModel.choice_keys) -- among the candidates of its training pool,
+    and (vendor) the vendor path when the model was trained on it; the rule's -- least analytic time -- among all
+    instances when there is no model or it knows none of them; ties by name. None when no instance runs the problem.
+    The reference the C selector (native_selector.py) computes too."""
     pool = [c for c in candidates(problem, rule_set, arch) if c.entry is not None]
     if not pool:
         return None
     if model is not None:
         known = [c for c in pool if model.knows(c.name)]
-        if known:
-            return Best(*_least(problem, known, arch, model), len(known), len(pool) - len(known), True)
+        with_vendor = vendor and model.knows(VENDOR_KERNEL)
+        if known or with_vendor:
+            return Best(*_least(problem, known, arch, model, with_vendor), len(known) + with_vendor,
+                        len(pool) - len(known), True)
     return Best(*_least(problem, pool, arch, None), len(pool), len(pool) if model is not None else 0, False)
 
 
-def native_best(native: NativeSelector, problem: Problem, rule_set: str, arch: str, model=None) -> Best | None:
+def native_best(native: NativeSelector, problem: Problem, rule_set: str, arch: str, model=None, vendor: bool = False
+                ) -> Best | None:
     """python_best computed by the compiled selector in one C call."""
     pool = _pool(rule_set, problem.direction, problem.dtype, arch)
-    pick = native.choose(problem, pool, model)
+    pick = native.choose(problem, pool, model, vendor)
     if pick is None:
         return None
+    if pick.index == len(pool):
+        return Best(VENDOR, pick.key, pick.candidates, pick.skipped, pick.by_model)
     padding = None if (pick.padded_C, pick.padded_K) == (problem.C, problem.K) else \
         ChannelPadding(C=problem.C, K=problem.K, padded_C=pick.padded_C, padded_K=pick.padded_K)
     return Best(Candidate(pool[pick.index], padding), pick.key, pick.candidates, pick.skipped, pick.by_model)
 
 
-def best_candidate(problem: Problem, rule_set: str, arch: str, model=None) -> Best | None:
+def best_candidate(problem: Problem, rule_set: str, arch: str, model=None, vendor: bool = False) -> Best | None:
     """python_best, in C when the compiled selector is available and can evaluate the model."""
     native = native_selector(arch)
     if native is not None and (model is None or native.model_struct(model) is not None) and indexable(problem):
-        return native_best(native, problem, rule_set, arch, model)
-    return python_best(problem, rule_set, arch, model)
+        return native_best(native, problem, rule_set, arch, model, vendor)
+    return python_best(problem, rule_set, arch, model, vendor)
 
 
 def _vendor_choice(rule_set: str, arch: str) -> KernelChoice:
@@ -197,13 +220,15 @@ def model_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
             reason = choice.reason.replace(f"no trained model for {target}", f"model unusable: {model}")
             choice = choice.model_copy(update={"reason": reason})
         return choice
-    best = best_candidate(problem, rule_set, arch, model)
+    best = best_candidate(problem, rule_set, arch, model, vendor=vendor_competes())
     if best is None:
         return _vendor_choice(rule_set, arch)
     if not best.by_model:
         return _rule_pick(problem, best, rule_set, arch,
                           f"model {model.label} was trained on none of the {best.count} candidates")
     padding = f", {best.candidate.padding}" if best.candidate.padding else ""
+    if best.candidate is VENDOR:
+        padding = ", the vendor path (cuDNN through PyTorch)"
     skipped = f"; {best.skipped} candidates outside its training pool skipped" if best.skipped else ""
     how = "least predicted time" if model.ranker is None else "ranked first"  # the ranker chooses when there is one
     return KernelChoice(
@@ -213,14 +238,14 @@ def model_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
                f"{best.count} candidates{padding}{skipped}")
 
 
-_cache: dict[tuple[str, str, tuple], KernelChoice] = {}
+_cache: dict[tuple[str, str, tuple, bool], KernelChoice] = {}
 
 
 def select(problem: Problem, arch: str | None = None, rule_set: str | None = None) -> KernelChoice:
     """The kernel gconv runs for problem (cached per problem key, rule set and arch)."""
     rule_set = active_rule_set(rule_set)
     arch = arch or default_arch()
-    key = (rule_set, arch, problem.fields)
+    key = (rule_set, arch, problem.fields, vendor_competes())
     cached = _cache.get(key)
     if cached is not None:
         return cached

@@ -19,8 +19,8 @@ PROBLEMS_PER_CASE = 40
 
 def scalar_rows(problem: Problem, listed: list[tuple[KernelConfig, Problem]], arch) -> np.ndarray:
     """The definition: problem, kernel and derived features of each candidate, one Python row at a time."""
-    rows = [problem_features(problem) + kernel_features(config) + derived_features(config, runs, arch, problem)
-            for config, runs in listed]
+    rows = [problem_features(problem) + kernel_features(config) + derived_features(config, runs, arch, problem) + [0.0]
+            for config, runs in listed]  # vendor: 0 for every instance
     return np.array(rows, dtype=np.float64).reshape(len(listed), len(FEATURE_NAMES))
 
 

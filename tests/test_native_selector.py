@@ -37,25 +37,28 @@ def _model(problem: Problem, ranked: bool = True):
                           label=model.label)
 
 
-@pytest.mark.parametrize("rule_set, seed, ranked", [("default", 11, True), ("default", 12, True), ("tests", 13, True),
-                                                    ("default", 14, False)])
-def test_c_picks_what_python_picks(selector, rule_set, seed, ranked):
+@pytest.mark.parametrize("rule_set, seed, ranked, vendor", [("default", 11, True, True), ("default", 12, True, False),
+                                                            ("tests", 13, True, True), ("default", 14, False, True)])
+def test_c_picks_what_python_picks(selector, rule_set, seed, ranked, vendor):
+    """vendor: the vendor path competes too (runtime/selection.py model_choice); its pick is C's index len(pool)."""
     exact = numpy_is_libm()
-    mismatches, by_model = [], 0
+    mismatches, by_model, vendor_picks = [], 0, 0
     for problem in seeded_problems(seed, 150, ("bf16", "bf16", "fp16")):
         model = _model(problem, ranked)
         by_model += model is not None
-        python = selection.python_best(problem, rule_set, ARCH, model)
-        c = selection.native_best(selector, problem, rule_set, ARCH, model)
+        python = selection.python_best(problem, rule_set, ARCH, model, vendor)
+        c = selection.native_best(selector, problem, rule_set, ARCH, model, vendor)
         if python is None or c is None:
             assert python is c is None, problem.key
             continue
+        vendor_picks += python.candidate is selection.VENDOR
         same_key = c.key == python.key if exact or model is None else c.key == pytest.approx(python.key, rel=1e-12)
         if (c.candidate.name, c.candidate.padding, c.count) != (python.candidate.name, python.candidate.padding,
                                                                 python.count) or not same_key:
             mismatches.append(f"{problem.key}: C {c} != Python {python}")
     assert not mismatches, "\n".join(mismatches[:10])
     assert by_model > 50, f"only {by_model} problems had a trained model"
+    assert (vendor_picks > 5) == vendor, vendor_picks
 
 
 def test_select_reports_the_same_choice_either_way(selector, monkeypatch):
@@ -206,7 +209,7 @@ def test_select_says_what_the_model_did_not_know(monkeypatch):
     count = len([c for c in selection.candidates(problem, "default", ARCH) if c.entry is not None])
     for keep, reason in [
         (lambda name: "_m64n" in name or "_m128n" in name,
-         "model sm_90/fwd_bf16 (LightGBM, feature version 8): ranked first of {known} candidates; {skipped} "
+         "model sm_90/fwd_bf16 (LightGBM, feature version 9): ranked first of {known} candidates; {skipped} "
          "candidates outside its training pool skipped"),
         (lambda name: False, "fallback rule (model sm_90/fwd_bf16 was trained on none of the {count} candidates): "
                              "least analytic time of {count} candidates")]:
@@ -252,8 +255,8 @@ def test_c_picks_what_python_picks_for_every_training_target(selector, target, t
     for problem in seeded_problems(51, 200, ("bf16",)):
         if problem.direction.value != "fwd":
             continue
-        python = selection.python_best(problem, "default", ARCH, model)
-        c = selection.native_best(selector, problem, "default", ARCH, model)
+        python = selection.python_best(problem, "default", ARCH, model, vendor=True)
+        c = selection.native_best(selector, problem, "default", ARCH, model, vendor=True)
         assert (c is None) == (python is None), problem.key
         if c is not None:
             assert (c.candidate.name, c.count, c.by_model) == (python.candidate.name, python.count, python.by_model)

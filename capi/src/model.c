@@ -87,9 +87,9 @@ static void cuda_core_waste(const gconv_config *c, const gconv_prob *r, double w
 
 /* One row of feature_matrix: problem_features(problem), kernel_features(config), derived_features on runs (problem
  * after channel padding, or problem itself) as features.py _fill_derived computes them. */
-void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob *r, double f[GCONV_FEATURE_COUNT]) {
+/* problem_features: Python ints as floats, math.log2 of ints, int / int; the first GCONV_PROBLEM_FEATURE_COUNT. */
+static void problem_features(const gconv_prob *p, double f[GCONV_FEATURE_COUNT]) {
     int n = 0;
-    /* problem_features: Python ints as floats, math.log2 of ints, int / int */
     const int64_t sizes[16] = {p->N, p->G, p->C, p->K, p->Hi, p->Wi, p->Ho, p->Wo, p->Y, p->X,
                                p->stride_h, p->stride_w, p->pad_h, p->pad_w, p->dil_h, p->dil_w};
     for (int i = 0; i < 16; i++) f[n++] = (double)sizes[i];
@@ -112,7 +112,11 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
     f[n++] = log2((double)moved);
     f[n++] = true_divide(flops, moved);
     f[n++] = p->C == 1 ? 1.0 : 0.0;
+}
 
+void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob *r, double f[GCONV_FEATURE_COUNT]) {
+    problem_features(p, f);
+    int n = GCONV_PROBLEM_FEATURE_COUNT;
     /* kernel_features */
     int direct = c->algorithm == GCONV_ALGORITHM_DIRECT, depthwise = c->algorithm == GCONV_ALGORITHM_DEPTHWISE;
     int cuda_core = direct || depthwise;
@@ -208,6 +212,14 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
     f[n++] = log2(dmax(seconds, 0.0));
     f[n++] = log2(dmax(compute_s, 1e-12));
     f[n++] = log2(dmax(memory_s, 1e-12));
+    f[n++] = 0.0; /* vendor */
+}
+
+/* features.py vendor_row: the vendor path's row, its problem's features, zeros, and vendor = 1. */
+void gconv_vendor_features(const gconv_prob *p, double f[GCONV_FEATURE_COUNT]) {
+    for (int i = 0; i < GCONV_FEATURE_COUNT; i++) f[i] = 0.0;
+    problem_features(p, f);
+    f[GCONV_FEATURE_COUNT - 1] = 1.0;
 }
 
 /* LightGBM's prediction of one dense float64 row: |values| <= kZeroThreshold read as 0 (the dense row becomes a sparse
@@ -291,6 +303,21 @@ double gconv_model_choice_key(const gconv_model *m, const gconv_config *c, const
     double features[GCONV_FEATURE_COUNT];
     candidate_features(c, p, padded_C, padded_K, features);
     return exp(forest_raw(&m->ranker, features)); /* the leaves are negated: exp(-score), as choice_keys */
+}
+
+/* The vendor path's predicted milliseconds and choice key (select.c): its feature row (gconv_vendor_features) through
+ * the regressor, and through the ranker when there is one, as for any candidate. */
+double gconv_model_vendor_ms(const gconv_model *m, const gconv_prob *p) {
+    double features[GCONV_FEATURE_COUNT];
+    gconv_vendor_features(p, features);
+    return exp(gconv_model_raw(m, features)) * target_scale_ms(m, p, features);
+}
+
+double gconv_model_vendor_key(const gconv_model *m, const gconv_prob *p) {
+    if (m->ranker.trees == 0) return gconv_model_vendor_ms(m, p);
+    double features[GCONV_FEATURE_COUNT];
+    gconv_vendor_features(p, features);
+    return exp(forest_raw(&m->ranker, features));
 }
 
 /* The least leaf a subtree can give any candidate of the problem whose row is row: a split on a problem feature (the

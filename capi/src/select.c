@@ -461,6 +461,13 @@ static int knows(const gconv_model *m, const char *name) {
     return bsearch(&name, m->pool, (size_t)m->pool_size, sizeof *m->pool, by_name) != NULL;
 }
 
+/* runtime/registry.py VENDOR_KERNEL: the vendor path (cuDNN through PyTorch), a candidate when the caller can run it
+ * (vendor != 0: the Python runtime; libgconv cannot) and the model was trained on it. Its pick index is the pool's
+ * count, one past the last entry. */
+static const char VENDOR_KERNEL[] = "cudnn";
+
+static int vendor_candidate(const gconv_model *m, int vendor) { return vendor && m && knows(m, VENDOR_KERNEL); }
+
 typedef struct candidate {
     size_t index;
     int64_t C, K;
@@ -496,19 +503,26 @@ static int next_candidate(const gconv_prob *p, const gconv_pool *pool, const gco
 
 /* least with a model, every candidate's features first, then gconv_model_least's pruned search; 0 (pick untouched)
  * when its scratch memory cannot be had. */
-static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
-    candidate *found = malloc(sizeof *found * (pool->count ? pool->count : 1));
+static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, int vendor,
+                          gconv_pick *pick) {
+    candidate *found = malloc(sizeof *found * (pool->count + 1));
     if (found == NULL) return 0;
     size_t n = 0;
     int64_t skipped = 0;
     for (size_t i = 0; next_candidate(p, pool, model, &i, &found[n], &skipped); i++) n++;
+    if (vendor_candidate(model, vendor)) found[n++] = (candidate){pool->count, p->C, p->K, VENDOR_KERNEL};
     double *rows = malloc(sizeof *rows * GCONV_FEATURE_COUNT * (n ? n : 1));
     const char **names = malloc(sizeof *names * (n ? n : 1));
     int chosen = rows != NULL && names != NULL;
     if (chosen) {
         for (size_t k = 0; k < n; k++) {
-            gconv_prob runs = gconv_with_channels(p, found[k].C, found[k].K);
-            gconv_features(pool_config(pool, found[k].index), p, &runs, rows + k * GCONV_FEATURE_COUNT);
+            double *row = rows + k * GCONV_FEATURE_COUNT;
+            if (found[k].index == pool->count) {
+                gconv_vendor_features(p, row);
+            } else {
+                gconv_prob runs = gconv_with_channels(p, found[k].C, found[k].K);
+                gconv_features(pool_config(pool, found[k].index), p, &runs, row);
+            }
             names[k] = found[k].name;
         }
         double key = 0.0;
@@ -535,19 +549,31 @@ static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gco
  * choice key of the candidates it knows, or (model NULL) the analytic time of all. With a model, least_by_model
  * finds the same pick walking fewer trees; this loop scores every candidate in full (without a model, or when
  * least_by_model has no memory). */
-static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
+static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, int vendor,
+                  gconv_pick *pick) {
     *pick = (gconv_pick){.index = -1};
-    if (model && least_by_model(p, pool, model, pick)) return;
+    if (model && least_by_model(p, pool, model, vendor, pick)) return;
     const char *best_name = NULL;
     candidate c;
-    for (size_t i = 0; next_candidate(p, pool, model, &i, &c, &pick->skipped); i++) {
-        const gconv_config *config = pool_config(pool, i);
-        double key = model ? gconv_model_choice_key(model, config, p, c.C, c.K)
-                           : gconv_predicted_seconds(config, p, c.C, c.K);
+    size_t i = 0;
+    for (int more = 1; more;) {
+        double key;
+        if (next_candidate(p, pool, model, &i, &c, &pick->skipped)) {
+            const gconv_config *config = pool_config(pool, i++);
+            key = model ? gconv_model_choice_key(model, config, p, c.C, c.K)
+                        : gconv_predicted_seconds(config, p, c.C, c.K);
+        } else if (vendor_candidate(model, vendor)) { /* last, once */
+            c = (candidate){pool->count, p->C, p->K, VENDOR_KERNEL};
+            key = gconv_model_vendor_key(model, p);
+            more = 0;
+        } else {
+            break;
+        }
         pick->candidates++;
         pick->tree_walks += model ? (model->ranker.trees ? model->ranker.trees : model->regressor.trees) : 0;
         if (pick->index < 0 || key < pick->key || (key == pick->key && strcmp(c.name, best_name) < 0)) {
-            *pick = (gconv_pick){(int64_t)i, pick->candidates, c.C, c.K, key, pick->skipped, 0, pick->tree_walks};
+            *pick = (gconv_pick){(int64_t)c.index, pick->candidates, c.C, c.K, key, pick->skipped, 0,
+                                 pick->tree_walks};
             best_name = c.name;
         }
     }
@@ -555,16 +581,20 @@ static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model
 
 /* runtime/selection.py python_best: the model's pick among the candidates it knows, or, when it knows none (or there
  * is no model), the rule's among them all. */
-void gconv_pick_best(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, gconv_pick *pick) {
-    least(p, pool, model, pick);
-    if (model && pick->index >= 0) {
+void gconv_pick_best(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, int vendor,
+                     gconv_pick *pick) {
+    least(p, pool, model, vendor, pick);
+    if (model && pick->index >= 0 && (size_t)pick->index == pool->count) {
+        pick->by_model = 1;
+        if (model->ranker.trees) pick->key = gconv_model_vendor_ms(model, p);
+    } else if (model && pick->index >= 0) {
         pick->by_model = 1;
         if (model->ranker.trees) /* the ranker chose: the key becomes the regressor's predicted time of the pick */
             pick->key = gconv_model_predicted_ms(model, pool_config(pool, (size_t)pick->index), p, pick->padded_C,
                                                  pick->padded_K, NULL);
     } else if (model && pick->skipped > 0) {
         int64_t skipped = pick->skipped;
-        least(p, pool, NULL, pick);
+        least(p, pool, NULL, 0, pick);
         pick->skipped = skipped;
     }
 }
@@ -594,7 +624,7 @@ gconv_status gconv_choose(const gconv_prob *p, const char *kernel, gconv_choice 
     const gconv_pool pool = {gconv_entry_count, &gconv_entries[0].config, sizeof(gconv_entry), &gconv_entries[0].name,
                              sizeof(gconv_entry)};
     gconv_pick pick;
-    gconv_pick_best(p, &pool, model, &pick);
+    gconv_pick_best(p, &pool, model, 0, &pick); /* no vendor path in the library */
     if (pick.index < 0)
         return gconv_fail(GCONV_STATUS_UNSUPPORTED,
                           "no instance of rule set '%s' runs this %s %s problem on %s (the Python runtime would use "

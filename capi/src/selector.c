@@ -15,9 +15,10 @@ SELECTOR_API void gconv_selector_layout(int64_t out[6]) {
     out[5] = GCONV_FEATURE_VERSION;
 }
 
-/* gconv_pick_best over count configs and their names (model NULL: the rule heuristic). */
+/* gconv_pick_best over count configs and their names (model NULL: the rule heuristic), and the vendor path (pick
+ * index count) when vendor is set and the model was trained on it. */
 SELECTOR_API void gconv_selector_choose(const gconv_prob *p, const gconv_config *configs, const char *const *names,
-                                        size_t count, const gconv_model *model, gconv_pick *pick) {
+                                        size_t count, const gconv_model *model, int32_t vendor, gconv_pick *pick) {
     const gconv_pool pool = {count, configs, sizeof *configs, names, sizeof *names};
-    gconv_pick_best(p, &pool, model, pick);
+    gconv_pick_best(p, &pool, model, vendor, pick);
 }
