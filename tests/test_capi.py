@@ -83,10 +83,11 @@ def _model_targets(lib) -> list[str]:
 
 
 @pytest.mark.parametrize("seed", [7, 8])
-def test_c_selection_equals_gconv_select(lib, seed):
+def test_c_selection_equals_gconv_select(lib, seed, monkeypatch):
     """gconv.select -- the trained model where one exists (sm_90 bf16), else the rule -- and the C library pick the
     same kernel and padding among the library's candidates (the model's own kernel pool may be larger), with the same
-    predicted throughput and source."""
+    predicted throughput and source. The library has no vendor path, so select() runs with GCONV_VENDOR=0."""
+    monkeypatch.setenv("GCONV_VENDOR", "0")
     import gconv
     from gconv.heuristics.model import find_model
     from gconv.runtime.padding import padded_problem
@@ -316,10 +317,11 @@ def _gpu_reason(lib) -> str | None:
 
 @pytest.mark.parametrize("direction", ["fwd", "bwd_data", "bwd_weight"])
 @pytest.mark.parametrize("shape", [dict(C=8, K=16, G=4), dict(C=3, K=5, G=3), dict(C=1, K=1, G=32)])
-def test_c_run_equals_the_triton_jit_path(lib, direction, shape):
+def test_c_run_equals_the_triton_jit_path(lib, direction, shape, monkeypatch):
     reason = _gpu_reason(lib)
     if reason:
         pytest.skip(reason)
+    monkeypatch.setenv("GCONV_VENDOR", "0")  # the library has no vendor path
     import torch
 
     import gconv
