@@ -49,7 +49,7 @@ def walked_share(problems: list[Problem], arch: str, rule_set: str) -> str:
         if native is None or not isinstance(model, SelectionModel):
             return "-"
         pick = native.choose(problem, selection._pool(rule_set, problem.direction, problem.dtype, arch), model,
-                             selection.vendor_competes())
+                             selection.VENDOR_COMPETES)
         if pick is not None and pick.by_model:
             walked += pick.tree_walks
             every += pick.candidates * model.choosing_forest.num_trees()

@@ -114,13 +114,12 @@ class Best(NamedTuple):
 
 
 VENDOR = Candidate(None)
-# GCONV_VENDOR=0: a model chooses among gconv's instances only, never the vendor path (e.g. to run or time gconv's own
-# kernels); by default the vendor path competes whenever the model was trained on it.
+# GCONV_VENDOR=0 in the environment when gconv is imported: a model chooses among gconv's instances only, never the
+# vendor path (e.g. to run or time gconv's own kernels); by default the vendor path competes whenever the model was
+# trained on it. Read once (a cached selection's key holds it; an environment lookup per call would double the cached
+# path's time); setting VENDOR_COMPETES changes it for the selections that follow.
 VENDOR_ENV = "GCONV_VENDOR"
-
-
-def vendor_competes() -> bool:
-    return os.environ.get(VENDOR_ENV, "1") != "0"
+VENDOR_COMPETES = os.environ.get(VENDOR_ENV, "1") != "0"
 
 
 def _least(problem: Problem, pool: list[Candidate], arch: str, model, vendor: bool = False
@@ -220,7 +219,7 @@ def model_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
             reason = choice.reason.replace(f"no trained model for {target}", f"model unusable: {model}")
             choice = choice.model_copy(update={"reason": reason})
         return choice
-    best = best_candidate(problem, rule_set, arch, model, vendor=vendor_competes())
+    best = best_candidate(problem, rule_set, arch, model, vendor=VENDOR_COMPETES)
     if best is None:
         return _vendor_choice(rule_set, arch)
     if not best.by_model:
@@ -245,7 +244,7 @@ def select(problem: Problem, arch: str | None = None, rule_set: str | None = Non
     """The kernel gconv runs for problem (cached per problem key, rule set and arch)."""
     rule_set = active_rule_set(rule_set)
     arch = arch or default_arch()
-    key = (rule_set, arch, problem.fields, vendor_competes())
+    key = (rule_set, arch, problem.fields, VENDOR_COMPETES)
     cached = _cache.get(key)
     if cached is not None:
         return cached

@@ -1,4 +1,5 @@
 """The public tensor API under the Triton interpreter, against float64 PyTorch references."""
+import os
 import subprocess
 import sys
 
@@ -7,6 +8,7 @@ import torch
 import torch.nn.functional as F
 
 import gconv
+from gconv.runtime import selection
 from gconv.runtime.reference import INTERPRETER_ERROR_BOUND
 from gconv.schemas import DType
 
@@ -45,7 +47,7 @@ def assert_close(out, expected, dtype):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["fp32", "fp16"])
 @pytest.mark.parametrize("label", list(CASES))
 def test_three_directions_match_float64(label, dtype, layout, monkeypatch):
-    monkeypatch.setenv("GCONV_VENDOR", "0")  # gconv's kernels, even where a model would pick cuDNN
+    monkeypatch.setattr(selection, "VENDOR_COMPETES", False)  # gconv's kernels, even where a model would pick cuDNN
     case = CASES[label]
     x, w = operands(case, dtype, layout)
     args = conv_args(case)
@@ -112,6 +114,15 @@ def test_support_depends_only_on_the_support_key():
                 assert padding_for(entry.config, a) == padding_for(entry.config, b), entry.name
                 checked += 1
     assert checked > 8_000
+
+
+def test_gconv_vendor_0_in_the_environment_keeps_selections_to_the_instances():
+    def competes(value):
+        env = {k: v for k, v in os.environ.items() if k != "GCONV_VENDOR"} | ({"GCONV_VENDOR": value} if value else {})
+        code = "from gconv.runtime import selection; print(selection.VENDOR_COMPETES)"
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    assert (competes(None), competes("1"), competes("0")) == ("True", "True", "False")
 
 
 def test_selection_is_cached_per_problem():

@@ -87,7 +87,7 @@ def test_c_selection_equals_gconv_select(lib, seed, monkeypatch):
     """gconv.select -- the trained model where one exists (sm_90 bf16), else the rule -- and the C library pick the
     same kernel and padding among the library's candidates (the model's own kernel pool may be larger), with the same
     predicted throughput and source. The library has no vendor path, so select() runs with GCONV_VENDOR=0."""
-    monkeypatch.setenv("GCONV_VENDOR", "0")
+    monkeypatch.setattr(selection, "VENDOR_COMPETES", False)
     import gconv
     from gconv.heuristics.model import find_model
     from gconv.runtime.padding import padded_problem
@@ -321,7 +321,7 @@ def test_c_run_equals_the_triton_jit_path(lib, direction, shape, monkeypatch):
     reason = _gpu_reason(lib)
     if reason:
         pytest.skip(reason)
-    monkeypatch.setenv("GCONV_VENDOR", "0")  # the library has no vendor path
+    monkeypatch.setattr(selection, "VENDOR_COMPETES", False)  # the library has no vendor path
     import torch
 
     import gconv

@@ -23,6 +23,7 @@ from gconv.heuristics.target import scale_ms
 from gconv.heuristics.train import ProblemTable, TrainConfig, row_weights, train
 from gconv.heuristics.validation import evaluate, model_ranker, report_table
 from gconv.paths import REPO_ROOT
+from gconv.runtime import selection
 from gconv.runtime.registry import load_arch_spec
 from gconv.schemas import KernelConfig, Problem
 
@@ -254,10 +255,10 @@ def test_selection_uses_the_model_deterministically_and_fast(models_root, monkey
     assert first[0].reason.startswith("model sm_90/fwd_bf16 (LightGBM, feature version 9): least predicted time of ")
     assert first[0].name == "cudnn" and ", the vendor path (cuDNN through PyTorch); " in first[0].reason
     assert first[1].name.startswith("fwd_bf16_igemm_")
-    monkeypatch.setenv("GCONV_VENDOR", "0")  # the instances only: the cached vendor pick is not returned
+    monkeypatch.setattr(selection, "VENDOR_COMPETES", False)  # the instances only: the cached vendor pick is not returned
     own = gconv.select(problems[0])
     assert own.source == "model" and own.name.startswith("fwd_bf16_") and "vendor" not in own.reason
-    monkeypatch.delenv("GCONV_VENDOR")
+    monkeypatch.setattr(selection, "VENDOR_COMPETES", True)
     assert first[0].predicted_tflops > 0
     gconv.clear_cache()
     assert [gconv.select(p).name for p in problems] == [c.name for c in first]
