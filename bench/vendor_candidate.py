@@ -43,14 +43,18 @@ def train_without_vendor(files: list[Path], root: Path) -> None:
 
 def picks(root: Path, held_out: dict[str, list[Path]]) -> dict[tuple, tuple]:
     """(label, direction, problem key) -> (measurements, the models' pick), with the models under root."""
-    models.MODELS_DIR = root
+    shipped, models.MODELS_DIR = models.MODELS_DIR, root
     find_model.cache_clear()
-    out = {}
-    for label, files in held_out.items():
-        for (direction, dtype), measured in group_by_target(read_measurements(files)).items():
-            rank = model_ranker(find_model(direction, dtype, "sm_90"), "sm_90")
-            out.update({(label, direction, m.problem.key): (m, rank(m)[0]) for m in measured})
-    return out
+    try:
+        out = {}
+        for label, files in held_out.items():
+            for (direction, dtype), measured in group_by_target(read_measurements(files)).items():
+                rank = model_ranker(find_model(direction, dtype, "sm_90"), "sm_90")
+                out.update({(label, direction, m.problem.key): (m, rank(m)[0]) for m in measured})
+        return out
+    finally:
+        models.MODELS_DIR = shipped
+        find_model.cache_clear()
 
 
 def main() -> None:

@@ -403,3 +403,22 @@ def test_checked_in_models_are_reproducible_from_the_checked_in_data(direction, 
             candidates = [(c, runs_as(c, problem)) for c in configs]
             assert np.allclose(shipped.predict_ms(problem, candidates, arch),
                                retrained.predict_ms(problem, candidates, arch), rtol=1e-9)
+
+
+def test_the_no_vendor_twins_of_bench_vendor_candidate_never_pick_the_vendor_path(tmp_path):
+    """bench/vendor_candidate.py's baseline: models trained without the vendor rows know no vendor path, so their
+    picks are instances, while the shipped models (trained with them) pick it on some held-out problems; the shipped
+    models stay in place afterwards."""
+    from gconv.bench.vendor_candidate import picks, train_without_vendor
+
+    root = tmp_path / "models"
+    train_without_vendor([SAMPLE], root)  # the sample is fwd / bf16 only: so is its held-out part below
+    assert "cudnn" not in load_model("fwd", "bf16", "sm_90", root).metadata.kernel_pool
+    lines = HELD_OUT.read_text().splitlines()
+    (tmp_path / "fwd.csv").write_text("\n".join([lines[0]] + [line for line in lines[1:] if line.startswith("fwd,")]))
+    held = {"held": [tmp_path / "fwd.csv"]}
+    before, shipped = picks(root, held), picks(model_module.MODELS_DIR, held)
+    assert before.keys() == shipped.keys() and len(before) == 12
+    assert not any(name == "cudnn" for _, name in before.values())
+    assert any(name == "cudnn" for _, name in shipped.values())
+    assert model_module.MODELS_DIR == REPO_ROOT / "heuristics" / "models"
