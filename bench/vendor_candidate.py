@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gconv.bench.problems import shape_class
 from gconv.bench.summary import geomean
 from gconv.heuristics import model as models
 from gconv.heuristics.dataset import VENDOR_MODE, group_by_target, read_measurements
@@ -24,10 +25,6 @@ from gconv.heuristics.model import SIBLING_DTYPES, find_model, model_dir
 from gconv.heuristics.train import TrainConfig, train
 from gconv.heuristics.validation import model_ranker
 from gconv.runtime.registry import VENDOR_KERNEL
-
-
-def shape_class(problem) -> str:
-    return "depthwise" if problem.C == 1 else ("C/G<=16" if problem.C <= 16 else "C/G>16")
 
 
 def train_without_vendor(files: list[Path], root: Path) -> None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gconv.bench.problems import CSV_FIELDS
+from gconv.bench.rows import CUDNN_MODES
 from gconv.runtime.padding import padded_problem, padding_for
 from gconv.runtime.registry import VENDOR_KERNEL
 from gconv.runtime.support import unsupported_reason
@@ -18,8 +19,8 @@ CUDNN_PREFIX = "cudnn"
 
 
 # The cuDNN mode the vendor path (runtime/registry.py VENDOR_KERNEL, kernel='cudnn') runs unless the caller turned
-# torch.backends.cudnn.benchmark on: the time a selection of the vendor path gets.
-VENDOR_MODE = "cudnn-heuristic"
+# torch.backends.cudnn.benchmark on ("cudnn-heuristic"): the time a selection of the vendor path gets.
+VENDOR_MODE = CUDNN_MODES[0]
 
 
 @dataclass

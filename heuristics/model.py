@@ -144,29 +144,30 @@ class SelectionModel:
     def predict_ms(self, problem: Problem, candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec
                    ) -> np.ndarray:
         """The regressor's predicted time of each candidate."""
-        features = feature_matrix(problem, candidates, arch)
-        scale = scale_ms(self.metadata.target, problem, features, arch)
-        return np.exp(self.booster.predict(features, num_threads=1)) * scale
-
-    def vendor_ms(self, problem: Problem, arch: ArchSpec) -> float:
-        """predict_ms of the vendor path (features.py vendor_row)."""
-        row = vendor_row(problem)[None, :]
-        scale = scale_ms(self.metadata.target, problem, row, arch)[0]
-        return float(np.exp(self.booster.predict(row, num_threads=1)[0]) * scale)
-
-    def vendor_key(self, problem: Problem, arch: ArchSpec) -> float:
-        """choice_keys of the vendor path."""
-        if self.ranker is None:
-            return self.vendor_ms(problem, arch)
-        return float(np.exp(-self.ranker.predict(vendor_row(problem)[None, :], num_threads=1)[0]))
+        return self._rows_ms(problem, feature_matrix(problem, candidates, arch), arch)
 
     def choice_keys(self, problem: Problem, candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec
                     ) -> np.ndarray:
         """What a selection takes the least of: exp(-the ranker's score), or (no ranker) predict_ms. The C selector
         (capi/src/model.c, the ranker's leaves negated) computes the same numbers bit for bit."""
+        return self._rows_keys(problem, feature_matrix(problem, candidates, arch), arch)
+
+    def vendor_ms(self, problem: Problem, arch: ArchSpec) -> float:
+        """predict_ms of the vendor path (features.py vendor_row)."""
+        return float(self._rows_ms(problem, vendor_row(problem)[None, :], arch)[0])
+
+    def vendor_key(self, problem: Problem, arch: ArchSpec) -> float:
+        """choice_keys of the vendor path."""
+        return float(self._rows_keys(problem, vendor_row(problem)[None, :], arch)[0])
+
+    def _rows_ms(self, problem: Problem, features: np.ndarray, arch: ArchSpec) -> np.ndarray:
+        scale = scale_ms(self.metadata.target, problem, features, arch)
+        return np.exp(self.booster.predict(features, num_threads=1)) * scale
+
+    def _rows_keys(self, problem: Problem, features: np.ndarray, arch: ArchSpec) -> np.ndarray:
         if self.ranker is None:
-            return self.predict_ms(problem, candidates, arch)
-        return np.exp(-self.ranker.predict(feature_matrix(problem, candidates, arch), num_threads=1))
+            return self._rows_ms(problem, features, arch)
+        return np.exp(-self.ranker.predict(features, num_threads=1))
 
 
 def _read_booster(path: Path, name: str):

@@ -78,7 +78,8 @@ def problem_table(m: ProblemMeasurements, arch: ArchSpec, target: Target) -> Pro
     if m.vendor_ms is not None:
         names, features = [*names, VENDOR_KERNEL], np.vstack([features, vendor_row(m.problem)])
     log_scale = np.log(scale_ms(target, m.problem, features, arch))
-    log_times = np.log([m.candidates_ms[n] for n in names])
+    timed = m.candidates_ms
+    log_times = np.log([timed[n] for n in names])
     return ProblemTable(names, features, log_times - log_scale, log_scale)
 
 
@@ -139,8 +140,8 @@ def selection_efficiency(booster, tables: list[ProblemTable], *, ranker: bool = 
 def kernel_pool(tables: list[ProblemTable], sibling_tables: list[ProblemTable], dtype: str) -> list[str]:
     """The kernels a model may choose: every kernel of its rows, the sibling dtype's named as this dtype's twins (the
     features do not name the dtype, so a sibling row teaches the twin as well as its own row would)."""
-    return sorted({name for t in tables for name in t.names} |
-                  {as_dtype(name, dtype) for t in sibling_tables for name in t.names})
+    sibling = {name for t in sibling_tables for name in t.names}
+    return sorted({name for t in tables for name in t.names} | {as_dtype(name, dtype) for name in sibling})
 
 
 def _summary(efficiency: list[float], prefix: str = "") -> dict[str, float]:

@@ -287,37 +287,45 @@ static void candidate_features(const gconv_config *c, const gconv_prob *p, int64
     gconv_features(c, p, &runs, features);
 }
 
-/* heuristics/model.py predict_ms: exp(raw) * scale_ms (heuristics/target.py) for one candidate. */
-double gconv_model_predicted_ms(const gconv_model *m, const gconv_config *c, const gconv_prob *p, int64_t padded_C,
-                                int64_t padded_K, double *raw_out) {
-    double features[GCONV_FEATURE_COUNT];
-    candidate_features(c, p, padded_C, padded_K, features);
+/* heuristics/model.py predict_ms of one feature row: exp(raw) * scale_ms (heuristics/target.py). */
+static double row_ms(const gconv_model *m, const gconv_prob *p, const double features[GCONV_FEATURE_COUNT],
+                     double *raw_out) {
     double raw = gconv_model_raw(m, features);
     if (raw_out) *raw_out = raw;
     return exp(raw) * target_scale_ms(m, p, features);
 }
 
-double gconv_model_choice_key(const gconv_model *m, const gconv_config *c, const gconv_prob *p, int64_t padded_C,
-                              int64_t padded_K) {
-    if (m->ranker.trees == 0) return gconv_model_predicted_ms(m, c, p, padded_C, padded_K, NULL);
-    double features[GCONV_FEATURE_COUNT];
-    candidate_features(c, p, padded_C, padded_K, features);
-    return exp(forest_raw(&m->ranker, features)); /* the leaves are negated: exp(-score), as choice_keys */
+/* heuristics/model.py choice_keys of one feature row: the ranker's exp(-score) (its leaves are negated), or the
+ * predicted time when there is no ranker. */
+static double row_key(const gconv_model *m, const gconv_prob *p, const double features[GCONV_FEATURE_COUNT]) {
+    return m->ranker.trees == 0 ? row_ms(m, p, features, NULL) : exp(forest_raw(&m->ranker, features));
 }
 
-/* The vendor path's predicted milliseconds and choice key (select.c): its feature row (gconv_vendor_features) through
- * the regressor, and through the ranker when there is one, as for any candidate. */
+double gconv_model_predicted_ms(const gconv_model *m, const gconv_config *c, const gconv_prob *p, int64_t padded_C,
+                                int64_t padded_K, double *raw_out) {
+    double features[GCONV_FEATURE_COUNT];
+    candidate_features(c, p, padded_C, padded_K, features);
+    return row_ms(m, p, features, raw_out);
+}
+
+double gconv_model_choice_key(const gconv_model *m, const gconv_config *c, const gconv_prob *p, int64_t padded_C,
+                              int64_t padded_K) {
+    double features[GCONV_FEATURE_COUNT];
+    candidate_features(c, p, padded_C, padded_K, features);
+    return row_key(m, p, features);
+}
+
+/* The same for the vendor path (select.c), whose row is gconv_vendor_features'. */
 double gconv_model_vendor_ms(const gconv_model *m, const gconv_prob *p) {
     double features[GCONV_FEATURE_COUNT];
     gconv_vendor_features(p, features);
-    return exp(gconv_model_raw(m, features)) * target_scale_ms(m, p, features);
+    return row_ms(m, p, features, NULL);
 }
 
 double gconv_model_vendor_key(const gconv_model *m, const gconv_prob *p) {
-    if (m->ranker.trees == 0) return gconv_model_vendor_ms(m, p);
     double features[GCONV_FEATURE_COUNT];
     gconv_vendor_features(p, features);
-    return exp(forest_raw(&m->ranker, features));
+    return row_key(m, p, features);
 }
 
 /* The least leaf a subtree can give any candidate of the problem whose row is row: a split on a problem feature (the

@@ -545,37 +545,37 @@ static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gco
     return chosen;
 }
 
+/* One scored candidate into least's running pick: it wins on a smaller key, or an equal one and a smaller name. */
+static void consider(gconv_pick *pick, const char **best_name, const candidate *c, double key, int64_t walks) {
+    pick->candidates++;
+    pick->tree_walks += walks;
+    if (pick->index < 0 || key < pick->key || (key == pick->key && strcmp(c->name, *best_name) < 0)) {
+        *pick = (gconv_pick){(int64_t)c->index, pick->candidates, c->C, c->K, key, pick->skipped, 0,
+                             pick->tree_walks};
+        *best_name = c->name;
+    }
+}
+
 /* The least key among the candidates of p in pool, ties by name -- Python's min over (key, name): the model's
  * choice key of the candidates it knows, or (model NULL) the analytic time of all. With a model, least_by_model
  * finds the same pick walking fewer trees; this loop scores every candidate in full (without a model, or when
- * least_by_model has no memory). */
+ * least_by_model has no memory); the vendor path last, when it competes. */
 static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, int vendor,
                   gconv_pick *pick) {
     *pick = (gconv_pick){.index = -1};
     if (model && least_by_model(p, pool, model, vendor, pick)) return;
     const char *best_name = NULL;
+    const int64_t walks = model ? (model->ranker.trees ? model->ranker.trees : model->regressor.trees) : 0;
     candidate c;
-    size_t i = 0;
-    for (int more = 1; more;) {
-        double key;
-        if (next_candidate(p, pool, model, &i, &c, &pick->skipped)) {
-            const gconv_config *config = pool_config(pool, i++);
-            key = model ? gconv_model_choice_key(model, config, p, c.C, c.K)
-                        : gconv_predicted_seconds(config, p, c.C, c.K);
-        } else if (vendor_candidate(model, vendor)) { /* last, once */
-            c = (candidate){pool->count, p->C, p->K, VENDOR_KERNEL};
-            key = gconv_model_vendor_key(model, p);
-            more = 0;
-        } else {
-            break;
-        }
-        pick->candidates++;
-        pick->tree_walks += model ? (model->ranker.trees ? model->ranker.trees : model->regressor.trees) : 0;
-        if (pick->index < 0 || key < pick->key || (key == pick->key && strcmp(c.name, best_name) < 0)) {
-            *pick = (gconv_pick){(int64_t)c.index, pick->candidates, c.C, c.K, key, pick->skipped, 0,
-                                 pick->tree_walks};
-            best_name = c.name;
-        }
+    for (size_t i = 0; next_candidate(p, pool, model, &i, &c, &pick->skipped); i++) {
+        const gconv_config *config = pool_config(pool, i);
+        double key = model ? gconv_model_choice_key(model, config, p, c.C, c.K)
+                           : gconv_predicted_seconds(config, p, c.C, c.K);
+        consider(pick, &best_name, &c, key, walks);
+    }
+    if (vendor_candidate(model, vendor)) {
+        c = (candidate){pool->count, p->C, p->K, VENDOR_KERNEL};
+        consider(pick, &best_name, &c, gconv_model_vendor_key(model, p), walks);
     }
 }
 
