@@ -4,7 +4,8 @@
 # implicit GEMMs are instruction-bound: bench/results/small-groups/README.md). bench/ab_variant.py times every igemm
 # candidate against its twin rendered with k_walk=incremental (tap-major and explicit-GEMM kernels have no twin), on
 # bf16 training problems: the C/G <= 16 fwd / bwd_data ones, then seed 4 in all three directions; the CSVs and
-# summaries come back in $OUT.
+# summaries come back in $OUT. (Run in session 20: bench/results/k-walk/; the rule is now incremental, so an A/B run
+# today would pass --choice k_walk=divide.)
 . bench/device_setup.sh
 ab() {  # ab LABEL DEADLINE PROBLEMS DIRECTIONS...
   label=$1 deadline=$2 problems=$3; shift 3

@@ -72,21 +72,26 @@ def test_the_incremental_walk_matches_float64_reference(name, fields, tmp_path):
                                     seed=7)
 
 
-@pytest.mark.parametrize("name, flat", [
-    ("fwd_bf16_igemm_m64n32k32_w4_s3_ms_g1_v8_mg4", True),
-    ("fwd_bf16_igemm_m128n64k64_w4_s4_tma_g8_v8_mg1", True),
-    ("fwd_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm", False),  # tap-major: no flat index to divide
-    ("fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1_xg", False),  # explicit GEMM: channels only
-    ("bwd_weight_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_sk16", True),
-    ("bwd_data_bf16_igemm_m128n32k32_w4_s3_ms_g1_v1_mg8", True),
-    ("bwd_data_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm", False),
-    ("fwd_bf16_depthwise_t4x8c32_f3_m2_w2_v8", False),
+@pytest.mark.parametrize("name, flat, rule", [
+    ("fwd_bf16_igemm_m64n32k32_w4_s3_ms_g1_v8_mg4", True, "incremental"),
+    ("fwd_bf16_igemm_m128n64k64_w4_s4_tma_g8_v8_mg1", True, "incremental"),
+    ("fwd_bf16_igemm_m64n16k32_w2_s3_ms_g1_v1_mg1", True, "divide"),
+    ("bwd_weight_bf16_igemm_m32n32k32_w2_s3_ms_g1_v1_mg1_sk8", True, "incremental"),
+    ("fwd_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm", False, "incremental"),  # tap-major: no flat index to divide
+    ("fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1_xg", False, "incremental"),  # explicit GEMM: channels only
+    ("bwd_weight_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_sk16", True, "incremental"),
+    ("bwd_data_bf16_igemm_m128n32k32_w4_s3_ms_g1_v1_mg8", True, "incremental"),
+    ("bwd_data_bf16_igemm_m128n32k32_w4_s3_ms_g1_v8_mg1", True, "incremental"),
+    ("bwd_data_bf16_igemm_m64n16k32_w2_s3_ms_g1_v1_mg1", True, "divide"),  # (v1, mg1) tiles lost in the A/B
+    ("bwd_data_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm", False, "incremental"),
+    ("fwd_bf16_depthwise_t4x8c32_f3_m2_w2_v8", False, "incremental"),
 ])
-def test_only_the_flat_forward_walk_takes_the_choice(name, flat):
+def test_only_the_flat_walks_take_the_choice(name, flat, rule):
     config = KernelConfig.from_name(name)
     assert has_flat_k_walk(config) is flat
-    assert template_choices(config)["k_walk"] == "divide"  # the rule, until the A/B on the device says otherwise
-    changed = render(config, PROVENANCE, {"k_walk": "incremental"}) != render(config, PROVENANCE)
+    assert template_choices(config)["k_walk"] == rule
+    other = {"divide": "incremental", "incremental": "divide"}[rule]
+    changed = render(config, PROVENANCE, {"k_walk": other}) != render(config, PROVENANCE)
     assert changed is flat
 
 

@@ -74,12 +74,17 @@ def _conv_tile(
     k_start = split_id * chunk
     k_end = tl.minimum(k_start + chunk, gemm_k)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    # Each lane's pixel (n, ho, wo) is advanced by BLOCK_K = (step_images * Ho + step_rows) * Wo + step_columns per
+    # step by compare-and-subtract: no integer division inside the loop.
+    offs_k = k_start + tl.arange(0, BLOCK_K)
+    wo = offs_k % Wo
+    ho = (offs_k // Wo) % Ho
+    n = offs_k // (Wo * Ho)
+    step_columns = BLOCK_K % Wo
+    step_rows = (BLOCK_K // Wo) % Ho
+    step_images = BLOCK_K // (Wo * Ho)
     for k0 in range(k_start, k_end, BLOCK_K):
-        offs_k = k0 + tl.arange(0, BLOCK_K)
-        mask_k = offs_k < k_end
-        wo = offs_k % Wo
-        ho = (offs_k // Wo) % Ho
-        n = offs_k // (Wo * Ho)
+        mask_k = k0 + tl.arange(0, BLOCK_K) < k_end
         # A: dY transposed, filters x pixels.
         a_offs = ((g0 * K + offs_m) * syk)[:, None] + (n * syn + ho * syh + wo * syw)[None, :]
         a_offs = tl.max_contiguous(tl.multiple_of(a_offs, [VEC, 1]), [VEC, 1])
@@ -92,6 +97,13 @@ def _conv_tile(
         b_offs = tl.max_contiguous(tl.multiple_of(b_offs, [1, VEC]), [1, VEC])
         b = tl.load(x_ptr + b_offs, mask=b_mask, other=0.0)
         acc = tl.dot(a, b, acc, input_precision="tf32")
+        wo += step_columns
+        carry = wo >= Wo
+        wo = tl.where(carry, wo - Wo, wo)
+        ho += step_rows + carry.to(tl.int32)
+        carry = ho >= Ho  # ho < 2 * Ho here: one subtraction wraps it
+        ho = tl.where(carry, ho - Ho, ho)
+        n += step_images + carry.to(tl.int32)
 
     out_mask = mask_m[:, None] & mask_n[None, :]
     dw_offs = ((g0 * K + offs_m) * swk)[:, None] + (channel * swc + fy * swy + fx * swx)[None, :]

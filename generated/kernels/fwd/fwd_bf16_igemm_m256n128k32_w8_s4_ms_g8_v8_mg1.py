@@ -70,13 +70,18 @@ def _conv_tile(
 
     gemm_k = Y * X * group_channels
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    # Each lane's (channel, fy, fx) is advanced by BLOCK_K = step_taps * group_channels + step_channels per step by
+    # compare-and-subtract: no integer division inside the loop.
+    offs_k = tl.arange(0, BLOCK_K)
+    channel = offs_k % group_channels
+    fy = offs_k // group_channels // X
+    fx = offs_k // group_channels - fy * X
+    step_taps = BLOCK_K // group_channels
+    step_channels = BLOCK_K - step_taps * group_channels
+    step_rows = step_taps // X
+    step_columns = step_taps - step_rows * X
     for k0 in range(0, gemm_k, BLOCK_K):
-        offs_k = k0 + tl.arange(0, BLOCK_K)
-        mask_k = offs_k < gemm_k
-        channel = offs_k % group_channels
-        tap = offs_k // group_channels
-        fy = tap // X
-        fx = tap % X
+        mask_k = fy < Y  # the lane's reduction index k0 + lane < Y * X * group_channels
         # A: the input patch, gathered (im2col on the fly); padding reads as zero.
         h = h_base[:, None] + (fy * dil_h)[None, :]
         w = w_base[:, None] + (fx * dil_w)[None, :]
@@ -90,6 +95,14 @@ def _conv_tile(
         b_offs = tl.max_contiguous(tl.multiple_of(b_offs, [VEC, 1]), [VEC, 1])
         b = tl.load(w_ptr + b_offs, mask=b_mask, other=0.0)
         acc = tl.dot(a, b, acc)
+        channel += step_channels
+        carry = channel >= group_channels
+        channel = tl.where(carry, channel - group_channels, channel)
+        fx += step_columns + carry.to(tl.int32)
+        fy += step_rows
+        carry = fx >= X  # fx < 2 * X here: one subtraction wraps it
+        fx = tl.where(carry, fx - X, fx)
+        fy += carry.to(tl.int32)
 
     y_offs = (n * syn + ho * syh + wo * syw)[:, None] + ((g0 * K + offs_n) * syk)[None, :]
     tl.store(y_ptr + y_offs, acc.to(y_ptr.dtype.element_ty), mask=mask_m[:, None] & mask_n[None, :])
