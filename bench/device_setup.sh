@@ -13,8 +13,11 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-default-bf16-gputime:train-synthetic-bf16 train-seed4-default-bf16-gputime:train-seed4-synthetic-bf16
   train-seed6-default-bf16-gputime:train-seed6-synthetic-bf16 train-seed7-default-bf16-gputime:train-seed7-synthetic-bf16
   train-seed8-default-bf16-gputime:train-seed8-synthetic-bf16 train-seed10-default-bf16-gputime:train-seed10-synthetic-bf16
-  train-tiny-groups-default-bf16:train-tiny-groups-synthetic-bf16 train-default-fp16-gputime:train-synthetic-fp16
-  train-seed5-default-fp16-gputime:train-seed5-synthetic-fp16 train-seed9-default-fp16-gputime:train-seed9-synthetic-fp16"
+  train-tiny-groups-default-bf16:train-tiny-groups-synthetic-bf16
+  train-tiny-groups-seed78-default-bf16-gputime:train-tiny-groups-seed78-synthetic-bf16
+  train-default-fp16-gputime:train-synthetic-fp16
+  train-seed5-default-fp16-gputime:train-seed5-synthetic-fp16 train-seed9-default-fp16-gputime:train-seed9-synthetic-fp16
+  train-tiny-groups-seed79-default-fp16-gputime:train-tiny-groups-seed79-synthetic-fp16"
 
 # resume_sweeps DEST RESULT:PROBLEMS...: resume each `default` sweep (only its missing rows are measured), compiled and
 # measured 2 batches at a time, while more than 30 of $(left) seconds remain (the calling script defines left()); each
