@@ -21,6 +21,8 @@ import torch
 from gconv.heuristics.analytic import problem_bytes, roofline_seconds
 from gconv.runtime.api import execute
 from gconv.runtime.device import arch_of
+from gconv.runtime.launch import compile_only
+from gconv.runtime.reference import empty_operands
 from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
 from gconv.runtime.selection import forced_choice, kernels_for
 from gconv.runtime.vendor import vendor_run
@@ -33,7 +35,7 @@ from .rows import CUDNN_MODES, ROW_FIELDS, ProfileRow, append_rows, csv_row, don
 from .timing import median_ms, operand_sets, rotations_for
 
 __all__ = ["CUDNN_MODES", "ROW_FIELDS", "Job", "ProfileRow", "candidate_kernels", "plan_jobs", "profile_batch",
-           "profile_problem", "read_rows", "summarise", "warm_cache", "warm_problem"]
+           "profile_problem", "read_rows", "summarise", "warm_cache", "warm_problem", "compile_problem"]
 
 MIN_ROOFLINE_S = 20e-6  # the roofline target only counts problems at least this long
 
@@ -100,16 +102,33 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
 def warm_problem(problem: Problem, rule_set: str, names: list[str]) -> int:
     """Run each kernel once (compiling it into Triton's on-disk cache); returns how many ran."""
     a, b = operand_sets(problem, "cuda", 1)[0]
+    ran = _execute_each(problem, rule_set, names, a, b)
+    torch.cuda.synchronize()
+    return ran
+
+
+def compile_problem(problem: Problem, rule_set: str, names: list[str]) -> int:
+    """Compile each kernel for problem into Triton's on-disk cache without running it (runtime.launch.compile_only)
+    on operands allocated and never written: the warm-up `gconv bench sweep --overlap-compile` runs beside a timed
+    window. Returns how many compiled."""
+    a, b = empty_operands(problem, "cuda")
+    with compile_only():
+        compiled = _execute_each(problem, rule_set, names, a, b)
+    torch.cuda.synchronize()
+    return compiled
+
+
+def _execute_each(problem: Problem, rule_set: str, names: list[str], a: torch.Tensor, b: torch.Tensor) -> int:
+    """execute() problem once with each kernel; returns how many did not raise (the timed pass records errors)."""
     arch = arch_of(a.device)
-    ran = 0
+    done = 0
     for name in names:
         try:
             execute(problem, a, b, choice=forced_choice(name, problem, rule_set, arch))
-            ran += 1
+            done += 1
         except Exception:  # the timed pass records the error
             pass
-    torch.cuda.synchronize()
-    return ran
+    return done
 
 
 def warm_cache(jobs: list[tuple[Problem, list[str]]], rule_set: str, workers: int, *,

@@ -7,6 +7,7 @@ rows go in one append. Rows are `gconv profile --problems` rows, so either tool 
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 import queue
@@ -22,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gconv.errors import GconvError
 from gconv.schemas import Problem
@@ -34,6 +35,7 @@ from .sweep_worker import load_callable
 
 DEFAULT_MEASURE = "gconv.bench.profile:profile_problem"
 DEFAULT_WARM = "gconv.bench.profile:warm_problem"
+COMPILE_ONLY_WARM = "gconv.bench.profile:compile_problem"  # runs no kernel: the warm-up --overlap-compile uses
 WORKER_MODULE = "gconv.bench.sweep_worker"
 TAIL_CHARS = 160  # of a failed batch's stderr, kept in its rows' detail
 
@@ -61,6 +63,18 @@ class SweepOptions(BaseModel):
     # Batches compiled then measured at a time (0: all compiled first). Compiling dominates a cold sweep; windows make
     # a sweep stopped by a time limit keep the rows of every window it finished.
     compile_window: int = Field(0, ge=0)
+    # Compile the next window (with a warm function that runs no kernel, e.g. COMPILE_ONLY_WARM) while one is measured.
+    overlap_compile: bool = False
+
+    @model_validator(mode="after")
+    def _overlap_needs_windows_and_a_compile_only_warm(self) -> SweepOptions:
+        if self.overlap_compile and self.compile_window == 0:
+            raise ValueError("overlap_compile (--overlap-compile) compiles the next compile window while one is "
+                             "measured: it needs compile_window (--compile-window) > 0")
+        if self.overlap_compile and self.warm in (None, DEFAULT_WARM):
+            raise ValueError(f"overlap_compile (--overlap-compile) needs a warm function that runs no kernel beside "
+                             f"the timed ones, such as {COMPILE_ONLY_WARM}; got {self.warm or 'none'}")
+        return self
 
 
 @dataclass
@@ -198,28 +212,61 @@ def sweep(problems: list[Problem], out: Path, options: SweepOptions, *, progress
 
     window = options.compile_window or max(1, len(batches))
     windows = [batches[i:i + window] for i in range(0, len(batches), window)]
+    ahead: _CompileAhead | None = None
     for number, chunk in enumerate(windows, start=1):
         if options.warm:
             if len(windows) > 1:
-                progress.note(f"compile window {number}/{len(windows)}: batches {chunk[0].index}-{chunk[-1].index}")
-            warm_jobs(chunk, options, progress)
+                progress.note(f"compile window {number}/{len(windows)}: batches {chunk[0].index}-{chunk[-1].index}"
+                              + (" (compiled while the previous window was measured)" if ahead else ""))
+            if ahead:
+                ahead.wait(progress)
+            else:
+                warm_jobs(chunk, options, progress)
+        ahead = (_CompileAhead(windows[number], options) if options.overlap_compile and number < len(windows)
+                 else None)
         run_batches(chunk, options, on_result)
     progress.close()
     report.rows = [r for r in read_rows(out) if r["problem"] in keys]
     return report
 
 
-def warm_jobs(batches: list[Batch], options: SweepOptions, progress: ProgressLine) -> None:
+def warm_jobs(batches: list[Batch], options: SweepOptions, progress: ProgressLine, workers: int | None = None
+              ) -> None:
     """Compile the kernels of batches into Triton's cache on every core (options.warm per problem)."""
     from .profile import warm_cache
 
     compile_jobs = [(j.problem, list(j.kernels)) for batch in batches for j in batch.jobs if j.kernels]
     if not compile_jobs:
         return
-    failed = warm_cache(compile_jobs, options.rule_set, options.workers, warm=load_callable(options.warm),
+    failed = warm_cache(compile_jobs, options.rule_set, workers or options.workers, warm=load_callable(options.warm),
                         progress=ProgressLine(progress.stream, tty=progress.tty, max_lines=20))
     if failed:
         progress.note(f"  {failed} compile chunks failed (the timed pass records their errors)")
+
+
+class _CompileAhead:
+    """warm_jobs for the next window in a background thread, on all cores but one (the timed worker's), quietly: its
+    progress is printed when the window's turn comes (wait)."""
+
+    def __init__(self, batches: list[Batch], options: SweepOptions):
+        self.log = ProgressLine(io.StringIO(), tty=False)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, args=(batches, options), daemon=True)
+        self.thread.start()
+
+    def _run(self, batches: list[Batch], options: SweepOptions) -> None:
+        try:
+            warm_jobs(batches, options, self.log, workers=max(1, options.workers - 1))
+        except BaseException as error:  # noqa: BLE001 - reported in wait(); the timed pass compiles what is missing
+            self.error = error
+
+    def wait(self, progress: ProgressLine) -> None:
+        self.thread.join()
+        for line in self.log.stream.getvalue().splitlines()[-1:]:
+            progress.note(line)
+        if self.error is not None:
+            progress.note(f"  compiling ahead failed ({type(self.error).__name__}: {self.error}); the timed pass "
+                          f"compiles the rest")
 
 
 def _check_options(options: SweepOptions) -> None:

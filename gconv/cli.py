@@ -141,9 +141,14 @@ def _problem_from_flags(args: argparse.Namespace):
                        stride_w=args.stride[1], pad_h=args.pad[0], pad_w=args.pad[1], dil_h=args.dil[0],
                        dil_w=args.dil[1])
     except ValueError as error:
-        first = error.errors()[0] if hasattr(error, "errors") else {"msg": str(error), "loc": ()}
-        where = ".".join(str(p) for p in first["loc"])
-        raise GconvError(f"bad problem: {where + ': ' if where else ''}{first['msg']}") from None
+        raise GconvError(f"bad problem: {_first_error(error)}") from None
+
+
+def _first_error(error: ValueError) -> str:
+    """A pydantic ValidationError's first error as 'field: message' (a plain ValueError's text as it is)."""
+    first = error.errors()[0] if hasattr(error, "errors") else {"msg": str(error), "loc": ()}
+    where = ".".join(str(p) for p in first["loc"])
+    return f"{where + ': ' if where else ''}{first['msg'].removeprefix('Value error, ')}"
 
 
 def _cmd_profile(args: argparse.Namespace) -> int:
@@ -196,7 +201,8 @@ def _cmd_synth(args: argparse.Namespace) -> int:
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from gconv.bench.problems import read_problems
-    from gconv.bench.sweep import SweepOptions, resolve_arch, resolve_gpus, select_problems, sweep
+    from gconv.bench.sweep import (COMPILE_ONLY_WARM, DEFAULT_WARM, SweepOptions, resolve_arch, resolve_gpus,
+                                   select_problems, sweep)
     from gconv.runtime.registry import active_rule_set
 
     try:
@@ -208,13 +214,16 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
                    batch_size=args.batch_size, batch_timeout_s=args.batch_timeout, warmup=args.warmup,
                    repeats=args.repeats, kernel_budget_ms=args.kernel_budget_ms or None,
                    retry_failed=args.retry_failed, measure=args.measure,
-                   warm=None if args.warm == "none" else args.warm, compile_window=args.compile_window)
+                   warm=None if args.warm == "none" else args.warm, compile_window=args.compile_window,
+                   overlap_compile=args.overlap_compile)
+    if args.overlap_compile and args.warm == DEFAULT_WARM:
+        options["warm"] = COMPILE_ONLY_WARM
     if args.workers:
         options["workers"] = args.workers
     try:
         options = SweepOptions(**options)
     except ValueError as error:
-        raise GconvError(f"bad sweep options: {error}") from None
+        raise GconvError(f"bad sweep options: {_first_error(error)}") from None
     print(sweep(problems, Path(args.out), options).text())
     return 0
 
@@ -364,6 +373,10 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--compile-window", type=int, default=0, metavar="BATCHES",
                        help="compile then measure this many batches at a time, so that a sweep stopped early keeps "
                             "what it measured (default 0: compile every batch first)")
+    sweep.add_argument("--overlap-compile", action="store_true",
+                       help="with --compile-window: compile the next window while one is measured, on all cores but "
+                            "one and without running kernels (the default --warm becomes "
+                            "gconv.bench.profile:compile_problem)")
     sweep.add_argument("--warmup", type=int, default=3)
     sweep.add_argument("--repeats", type=int, default=10)
     sweep.add_argument("--kernel-budget-ms", type=float, default=500.0, metavar="MS",

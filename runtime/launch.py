@@ -1,6 +1,9 @@
 """Launch one generated kernel on torch tensors: grid, arguments, split-K workspace, TMA scratch."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from types import ModuleType
 
 import torch
@@ -9,6 +12,20 @@ import triton
 from gconv.schemas import Direction, KernelConfig, Pipeline, Problem
 
 from .grid import streamk_steps, tile_grid
+
+_COMPILE_ONLY: ContextVar[bool] = ContextVar("gconv_compile_only", default=False)
+
+
+@contextmanager
+def compile_only() -> Iterator[None]:
+    """Inside, launch() compiles each kernel for its arguments into Triton's caches (JITFunction.warmup) instead of
+    running it: what a benchmark's compile workers do beside a timed run, so that they put no kernel on the GPU. The
+    torch operations around a launch (padding copies, workspaces) still run."""
+    token = _COMPILE_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _COMPILE_ONLY.reset(token)
 
 
 def launch(module: ModuleType, config: KernelConfig, problem: Problem, x_like: torch.Tensor,
@@ -29,6 +46,9 @@ def launch(module: ModuleType, config: KernelConfig, problem: Problem, x_like: t
         _ensure_tma_allocator()
         if config.explicit_gemm:
             _check_dense_pixels(x_like, problem)
+    if _COMPILE_ONLY.get():
+        module.kernel.warmup(*args, grid=grid, num_warps=config.num_warps, num_stages=config.num_stages)
+        return
     module.kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
 
 

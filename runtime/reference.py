@@ -36,6 +36,13 @@ def relative_error(out: torch.Tensor, expected: torch.Tensor) -> float:
     return (out64 - expected).abs().max().item() / scale
 
 
+def operand_shapes(problem: Problem) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The torch shapes of the runner-order operands (fwd: x, w; bwd_data: dy, w; bwd_weight: x, dy)."""
+    return {Direction.fwd: (problem.input_shape, problem.weight_shape),
+            Direction.bwd_data: (problem.output_shape, problem.weight_shape),
+            Direction.bwd_weight: (problem.input_shape, problem.output_shape)}[problem.direction]
+
+
 def random_operands(problem: Problem, device: str = "cpu", seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     """Non-zero random inputs in the runner order, channels_last, rounded to the problem dtype."""
     generator = torch.Generator().manual_seed(seed)
@@ -45,10 +52,16 @@ def random_operands(problem: Problem, device: str = "cpu", seed: int = 0) -> tup
         values = torch.randn(shape, generator=generator)
         return values.to(dtype).to(device).contiguous(memory_format=torch.channels_last)
 
-    shapes = {Direction.fwd: (problem.input_shape, problem.weight_shape),
-              Direction.bwd_data: (problem.output_shape, problem.weight_shape),
-              Direction.bwd_weight: (problem.input_shape, problem.output_shape)}[problem.direction]
-    return tensor(shapes[0]), tensor(shapes[1])
+    first, second = operand_shapes(problem)
+    return tensor(first), tensor(second)
+
+
+def empty_operands(problem: Problem, device: str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
+    """Runner-order operands as random_operands lays them out, allocated and never written (no work on a device)."""
+    dtype = TORCH_DTYPES[problem.dtype]
+    first, second = operand_shapes(problem)
+    return (torch.empty(first, dtype=dtype, device=device, memory_format=torch.channels_last),
+            torch.empty(second, dtype=dtype, device=device, memory_format=torch.channels_last))
 
 
 def result_shape(problem: Problem) -> tuple[int, int, int, int]:

@@ -2,6 +2,7 @@
 import io
 import re
 import shutil
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -166,6 +167,31 @@ def test_compile_windows_measure_each_window_before_compiling_the_next(tmp_path,
     assert "compile window 3/3: batches 3-3" in log.stream.getvalue()
 
 
+def test_overlap_compile_compiles_each_next_window_while_the_previous_one_is_measured(tmp_path, monkeypatch):
+    """--overlap-compile: window k+1 compiles (on all cores but one) while window k's rows are being measured; the
+    first window compiles before anything is measured, as without it."""
+    from gconv.bench import sweep as sweep_module
+
+    todo, out, seen = problems(5), tmp_path / "out.csv", []
+
+    def measured() -> int:
+        return len({r["problem"] for r in read_rows(out)}) if out.exists() else 0
+
+    def warm_jobs(batches, options, progress, workers=None):
+        at_start = measured()
+        deadline = time.monotonic() + 30
+        while batches[0].index > 1 and measured() == at_start and time.monotonic() < deadline:
+            time.sleep(0.02)  # a window compiled ahead sees the previous window's rows land while it compiles
+        seen.append(([b.index for b in batches], at_start, measured(), workers))
+
+    monkeypatch.setattr(sweep_module, "warm_jobs", warm_jobs)
+    log = quiet()
+    sweep(todo, out, options(warm="sweep_fakes:warm", compile_window=1, overlap_compile=True), progress=log)
+    assert seen == [([1], 0, 0, None), ([2], 0, 2, 1), ([3], 2, 4, 1)]  # batches of 2 problems; 2 workers - 1
+    assert set(pairs(read_rows(out))) == expected_pairs(todo)
+    assert "compile window 3/3: batches 3-3 (compiled while the previous window was measured)" in log.stream.getvalue()
+
+
 def test_warm_cache_logs_lines_not_carriage_returns(tmp_path):
     stream = io.StringIO()
     jobs = [(p, ["a", "b", "c"]) for p in problems(3)]
@@ -236,6 +262,13 @@ def test_cli_filters_by_direction_and_dtype_on_two_fake_gpus(tmp_path, capsys):
     (["--gpus", "0", "--measure", "nowhere:measure"], "error: 'nowhere:measure': cannot import nowhere: "),
     (["--gpus", "0", "--measure", "sweep_fakes:missing"], "error: 'sweep_fakes:missing': sweep_fakes has no "
                                                           "function 'missing'\n"),
+    (["--gpus", "0", "--overlap-compile"], "error: bad sweep options: overlap_compile (--overlap-compile) compiles "
+                                           "the next compile window while one is measured: it needs compile_window "
+                                           "(--compile-window) > 0\n"),
+    (["--gpus", "0", "--overlap-compile", "--compile-window", "1"],
+     "error: bad sweep options: overlap_compile (--overlap-compile) needs a warm function that runs no kernel beside "
+     "the timed ones, such as gconv.bench.profile:compile_problem; got none\n"),
+    (["--gpus", "0", "--batch-size", "0"], "error: bad sweep options: batch_size: Input should be greater than 0\n"),
 ])
 def test_bad_options_are_refused_before_any_work(tmp_path, capsys, argv, message):
     write_problems(tmp_path / "problems.csv", problems(1))

@@ -1,0 +1,41 @@
+"""bench/compare_rows.py: AFTER / BEFORE per shared (problem, kernel) row, on hand-made sweep files."""
+import math
+
+from gconv.bench.rows import ROW_FIELDS
+
+from bench.compare_rows import main, quantile, ratios
+
+SHAPE = dict(dtype="fp16", N="1", G="2", C="4", K="4", Hi="8", Wi="8", Y="3", X="3", stride_h="1", stride_w="1",
+             pad_h="1", pad_w="1", dil_h="1", dil_w="1", shape_class="C/G<=16", tflops="1", gbs="1", roofline_pct="1",
+             detail="")
+IGEMM = "{d}_fp16_igemm_m64n32k32_w4_s3_ms_g1_v1_mg1"
+DIRECT = "{d}_fp16_direct_p64c32_w4_v1"
+
+
+def write(path, rows):
+    lines = [",".join(ROW_FIELDS)]
+    for direction, problem, kernel, status, ms in rows:
+        row = dict(SHAPE, direction=direction, problem=problem, kernel=kernel.format(d=direction), status=status,
+                   time_ms=ms)
+        lines.append(",".join(str(row[f]) for f in ROW_FIELDS))
+    path.write_text("\r\n".join(lines) + "\r\n")
+    return path
+
+
+def test_shared_ok_rows_compare_and_where_selects_by_kernel_axes(tmp_path):
+    before = write(tmp_path / "before.csv", [("fwd", "p1", IGEMM, "ok", 1.0), ("fwd", "p1", DIRECT, "ok", 2.0),
+                                             ("fwd", "p2", IGEMM, "ok", 4.0), ("bwd_data", "p3", IGEMM, "ok", 1.0),
+                                             ("bwd_data", "p4", IGEMM, "error", "")])
+    after = write(tmp_path / "after.csv", [("fwd", "p1", IGEMM, "ok", 1.1), ("fwd", "p1", DIRECT, "ok", 1.0),
+                                           ("fwd", "p2", IGEMM, "ok", 3.6), ("bwd_data", "p3", IGEMM, "error", ""),
+                                           ("bwd_data", "p4", IGEMM, "ok", 1.0), ("fwd", "p5", IGEMM, "ok", 9.0)])
+    every = ratios(before, after)
+    assert list(every) == ["fwd"] and every["fwd"] == [1.1, 0.5, 0.9]  # only pairs both files time
+    assert ratios(before, after, "algorithm == 'igemm'") == {"fwd": [1.1, 0.9]}
+    assert math.isclose(quantile([0.9, 1.1, 0.5], 0.5), 0.9) and quantile([0.9, 1.1, 0.5], 0.1) == 0.5
+
+
+def test_a_missing_file_is_named(tmp_path, capsys):
+    before = write(tmp_path / "before.csv", [])
+    assert main([str(before), str(tmp_path / "nowhere.csv")]) == 2
+    assert capsys.readouterr().err == f"compare_rows: {tmp_path / 'nowhere.csv'}: no such file\n"
