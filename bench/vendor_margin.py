@@ -1,0 +1,72 @@
+"""Fair cross-validation of a margin against the vendor path: the ranker picks cuDNN only where its score beats the
+best instance's by more than the margin (0: as the runtime picks now). Training problems only (never held-out files).
+
+    python -m bench.vendor_margin --measurements FILE.csv ... [--margins 0 0.25 0.5 1 2] [--fold-seeds 0 1 2]
+
+For each direction x dtype of the measurements (with the sibling dtype's problems in every training fold, as
+`gconv train --with-sibling-dtype`), 5 folds x the fold seeds: mean / P10 of oracle time / picked time, the oracle
+being the fastest of the instances and the vendor path; and how often the vendor path was fastest / picked.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from gconv.heuristics import train as T
+from gconv.heuristics.dataset import group_by_target, read_measurements
+from gconv.heuristics.model import SIBLING_DTYPES
+from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
+from gconv.tables import table
+
+
+def pick(scores: np.ndarray, vendor: np.ndarray, margin: float) -> int:
+    """The highest-scoring candidate once the vendor rows' scores are lowered by margin."""
+    return int(np.argmax(np.where(vendor, scores - margin, scores)))
+
+
+def cross_validate(tables, sibling_tables, config, margins, fold_seeds) -> dict[float, tuple[list[float], int]]:
+    """margin -> (per-problem efficiency over all folds and seeds, vendor picks)."""
+    out = {margin: ([], 0) for margin in margins}
+    for seed in fold_seeds:
+        for held in T.group_folds(len(tables), config.cv_folds, seed):
+            held_set = set(held)
+            ranker = T.fit_ranker([t for i, t in enumerate(tables) if i not in held_set] + sibling_tables, config)
+            for i in held:
+                table_ = tables[i]
+                scores = ranker.predict(table_.features, num_threads=1)
+                vendor = np.array([name == VENDOR_KERNEL for name in table_.names])
+                for margin in margins:
+                    chosen = pick(scores, vendor, margin)
+                    efficiencies, picks = out[margin]
+                    efficiencies.append(float(np.exp(table_.log_times.min() - table_.log_times[chosen])))
+                    out[margin] = (efficiencies, picks + int(vendor[chosen]))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--measurements", nargs="+", type=Path, required=True)
+    parser.add_argument("--margins", nargs="+", type=float, default=[0.0, 0.25, 0.5, 1.0, 2.0])
+    parser.add_argument("--fold-seeds", nargs="+", type=int, default=[0, 1, 2])
+    args = parser.parse_args(argv)
+    config, spec = T.TrainConfig.load(), load_arch_spec("sm_90")
+    groups = group_by_target(read_measurements(args.measurements))
+    rows = []
+    for (direction, dtype), measurements in sorted(groups.items()):
+        sibling = groups.get((direction, SIBLING_DTYPES[dtype]), [])
+        tables = [T.problem_table(m, spec, config.target) for m in sorted(measurements, key=lambda m: m.problem.key)]
+        sibling_tables = [T.problem_table(m, spec, config.target) for m in sorted(sibling, key=lambda m: m.problem.key)]
+        fastest = sum(t.names[int(np.argmin(t.log_times))] == VENDOR_KERNEL for t in tables) / len(tables)
+        for margin, (efficiencies, picks) in cross_validate(tables, sibling_tables, config, args.margins,
+                                                            args.fold_seeds).items():
+            rows.append([f"{direction}/{dtype}", len(tables), f"{margin:g}", f"{100 * np.mean(efficiencies):.1f}%",
+                         f"{100 * np.percentile(efficiencies, 10):.1f}%", f"{100 * fastest:.0f}%",
+                         f"{100 * picks / len(efficiencies):.0f}%"])
+    print(table(["target", "problems", "margin", "mean", "P10", "vendor fastest", "vendor picked"], rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
