@@ -23,7 +23,7 @@ from gconv.schemas.expressions import parse
 from gconv.tables import table
 
 sys.path.insert(0, str(Path(__file__).parent))
-from drop_rows import row_fields  # noqa: E402
+from drop_rows import row_matches  # noqa: E402
 
 
 def ratios(before: Path, after: Path, where: str | None = None) -> dict[str, list[float]]:
@@ -38,11 +38,8 @@ def ratios(before: Path, after: Path, where: str | None = None) -> dict[str, lis
         key = (row["problem"], row["kernel"])
         if row["status"] != "ok" or key not in old:
             continue
-        if expression is not None:
-            fields = row_fields(row)
-            expression.check_names(fields)
-            if not expression.matches(fields):
-                continue
+        if expression is not None and not row_matches(expression, row):
+            continue
         out[row["direction"]].append(float(row["time_ms"]) / old[key])
     return dict(sorted(out.items()))
 

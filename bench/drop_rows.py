@@ -33,18 +33,20 @@ def row_fields(row: dict[str, str]) -> dict[str, object]:
     return {**{k: v for k, v in axes.items() if k not in ("direction", "dtype")}, **fields}
 
 
+def row_matches(expression, row: dict[str, str]) -> bool:
+    """Whether a parsed --where expression selects row (an unknown field is a clear error)."""
+    fields = row_fields(row)
+    expression.check_names(fields)
+    return expression.matches(fields)
+
+
 def drop_rows(path: Path, where: str) -> tuple[int, int]:
     """Rewrite path without the rows where matches; (rows kept, rows dropped)."""
     expression = parse(where)
     with open(path, newline="") as handle:
         reader = csv.DictReader(handle)
         header, rows = reader.fieldnames, list(reader)
-    keep = []
-    for row in rows:
-        fields = row_fields(row)
-        expression.check_names(fields)
-        if not expression.matches(fields):
-            keep.append(row)
+    keep = [row for row in rows if not row_matches(expression, row)]
     temporary = path.with_name(path.name + ".tmp")
     with open(temporary, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=header)  # the sweep's own dialect (\r\n lines)

@@ -30,9 +30,8 @@ def cross_validate(tables, sibling_tables, config, margins, fold_seeds) -> dict[
     """margin -> (per-problem efficiency over all folds and seeds, vendor picks)."""
     out = {margin: ([], 0) for margin in margins}
     for seed in fold_seeds:
-        for held in T.group_folds(len(tables), config.cv_folds, seed):
-            held_set = set(held)
-            ranker = T.fit_ranker([t for i, t in enumerate(tables) if i not in held_set] + sibling_tables, config)
+        for training, held in T.cv_splits(tables, sibling_tables, config.cv_folds, seed):
+            ranker = T.fit_ranker(training, config)
             for i in held:
                 table_ = tables[i]
                 scores = ranker.predict(table_.features, num_threads=1)
@@ -56,8 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for (direction, dtype), measurements in sorted(groups.items()):
         sibling = groups.get((direction, SIBLING_DTYPES[dtype]), [])
-        tables = [T.problem_table(m, spec, config.target) for m in sorted(measurements, key=lambda m: m.problem.key)]
-        sibling_tables = [T.problem_table(m, spec, config.target) for m in sorted(sibling, key=lambda m: m.problem.key)]
+        tables = T.problem_tables(measurements, spec, config.target)
+        sibling_tables = T.problem_tables(sibling, spec, config.target)
         fastest = sum(t.names[int(np.argmin(t.log_times))] == VENDOR_KERNEL for t in tables) / len(tables)
         for margin, (efficiencies, picks) in cross_validate(tables, sibling_tables, config, args.margins,
                                                             args.fold_seeds).items():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -83,11 +84,24 @@ def problem_table(m: ProblemMeasurements, arch: ArchSpec, target: Target) -> Pro
     return ProblemTable(names, features, log_times - log_scale, log_scale)
 
 
+def problem_tables(measurements: list[ProblemMeasurements], arch: ArchSpec, target: Target) -> list[ProblemTable]:
+    """problem_table of each problem, in problem-key order (the order folds are drawn in)."""
+    return [problem_table(m, arch, target) for m in sorted(measurements, key=lambda m: m.problem.key)]
+
+
 def group_folds(count: int, folds: int, seed: int) -> list[list[int]]:
     """Problem indices split into folds (a problem's rows never straddle two folds)."""
     order = list(range(count))
     random.Random(seed).shuffle(order)
     return [order[i::folds] for i in range(folds)]
+
+
+def cv_splits(tables: list[ProblemTable], sibling_tables: list[ProblemTable], folds: int, seed: int
+              ) -> Iterator[tuple[list[ProblemTable], list[int]]]:
+    """Per fold: the training tables (the other folds' and every sibling-dtype table) and the held-out indices."""
+    for held in group_folds(len(tables), folds, seed):
+        held_set = set(held)
+        yield [t for i, t in enumerate(tables) if i not in held_set] + sibling_tables, held
 
 
 def row_weights(table: ProblemTable, config: TrainConfig) -> np.ndarray:
@@ -164,12 +178,10 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
         raise ValueError(f"{len(measurements)} problems for {direction}/{dtype}: need at least {config.cv_folds} "
                          f"(cv_folds) to cross-validate")
     spec = load_arch_spec(arch)
-    tables = [problem_table(m, spec, config.target) for m in sorted(measurements, key=lambda m: m.problem.key)]
-    sibling_tables = [problem_table(m, spec, config.target) for m in sorted(sibling, key=lambda m: m.problem.key)]
+    tables = problem_tables(measurements, spec, config.target)
+    sibling_tables = problem_tables(sibling, spec, config.target)
     fold_efficiency, regressor_efficiency, fold_rmse = [], [], []
-    for held in group_folds(len(tables), config.cv_folds, config.seed):
-        held_set = set(held)
-        training = [t for i, t in enumerate(tables) if i not in held_set] + sibling_tables
+    for training, held in cv_splits(tables, sibling_tables, config.cv_folds, config.seed):
         booster = fit(training, config)
         test = [tables[i] for i in held]
         regressor_efficiency += selection_efficiency(booster, test)
