@@ -1,9 +1,12 @@
 """What a rule drawn from an A/B would gain: read the CSVs bench/ab_variant.py wrote and score the rule "every kernel
 takes its twin, except the kernels where --keep-base" (an expression over the base kernel's axes, the grammar of
-`gconv rules list --filter`), against the base everywhere.
+`gconv rules list --filter`), or with --add-twins the rule "keep every kernel and add the twins where ADD_TWINS" (an
+expression over the twin's axes and the derived fields of rule constraints on sm_90, e.g. acc_registers_per_thread:
+twins that are new instances of the rule set), against the base everywhere.
 
     python -m bench.ab_rule bench/results/k-walk/ab-k_walk-seed4.csv.gz \
         --keep-base "direction != 'bwd_weight' and vector_width == 1 and groups_to_merge == 1"
+    python -m bench.ab_rule bench/results/tiny-bwd-weight/ab-block_m-64.csv.gz --add-twins "acc_registers_per_thread <= 128"
 
 Prints the geomean of base / twin per kernel (worst first: the kernels a rule should keep on the base), then per
 direction x shape class the best kernel's speed-up under the rule over the best base kernel of each problem:
@@ -16,13 +19,16 @@ import csv
 import gzip
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from gconv.errors import GconvError
+from gconv.runtime.registry import load_arch_spec
 from gconv.schemas import KernelConfig
 from gconv.schemas.expressions import parse
 
 from bench.summary import geomean
+from generator.derived import constraint_environment
 
 
 def read_pairs(paths: list[Path]) -> list[dict]:
@@ -49,15 +55,38 @@ def rule_speedups(rows: list[dict], keep_base: str | None) -> dict[tuple[str, st
     """Per (direction, shape class): each problem's best time with every base kernel vs with the rule (twins except
     where keep_base matches the base kernel's axes), as best base / best under the rule."""
     expression = parse(keep_base) if keep_base else None
+
+    def time_under_rule(row: dict) -> float:
+        if expression is None:
+            return row["twin_ms"]
+        axes = KernelConfig.from_name(row["base"]).axes()
+        expression.check_names(axes)
+        return row["base_ms"] if expression.matches(axes) else row["twin_ms"]
+    return _best_ratios(rows, time_under_rule)
+
+
+def added_twin_speedups(rows: list[dict], add_twins: str, arch: str = "sm_90") -> dict[tuple[str, str], list[float]]:
+    """rule_speedups of the rule that keeps every base kernel and adds the twins matching add_twins (over the twin's
+    constraint environment on arch: its axes and derived fields); the twins must be kernel names."""
+    expression, spec = parse(add_twins), load_arch_spec(arch)
+
+    def time_under_rule(row: dict) -> float:
+        try:
+            twin = KernelConfig.from_name(row["twin"])
+        except ValueError:
+            raise ValueError(f"--add-twins needs twins that are kernel names, not {row['twin']!r}") from None
+        environment = constraint_environment(twin, spec)
+        expression.check_names(environment)
+        return min(row["base_ms"], row["twin_ms"]) if expression.matches(environment) else row["base_ms"]
+    return _best_ratios(rows, time_under_rule)
+
+
+def _best_ratios(rows: list[dict], time_under_rule: Callable[[dict], float]) -> dict[tuple[str, str], list[float]]:
     best_base, best_rule, classes = defaultdict(lambda: float("inf")), defaultdict(lambda: float("inf")), {}
     for row in rows:
         problem = row["problem"]
-        axes = KernelConfig.from_name(row["base"]).axes()
-        if expression is not None:
-            expression.check_names(axes)
-        twin = expression is None or not expression.matches(axes)
         best_base[problem] = min(best_base[problem], row["base_ms"])
-        best_rule[problem] = min(best_rule[problem], row["twin_ms"] if twin else row["base_ms"])
+        best_rule[problem] = min(best_rule[problem], time_under_rule(row))
         classes[problem] = (row["direction"], row["shape_class"])
     ratios = defaultdict(list)
     for problem, (direction, shape_class) in classes.items():
@@ -69,18 +98,24 @@ def rule_speedups(rows: list[dict], keep_base: str | None) -> dict[tuple[str, st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+", type=Path, help="bench/ab_variant.py CSVs (.csv or .csv.gz)")
-    parser.add_argument("--keep-base", help="the base kernels the rule keeps (an expression over their axes)")
+    rule = parser.add_mutually_exclusive_group()
+    rule.add_argument("--keep-base", help="the base kernels the rule keeps (an expression over their axes)")
+    rule.add_argument("--add-twins", help="the twins the rule adds beside every base kernel (an expression over the "
+                                          "twin's axes and constraint fields on sm_90)")
     args = parser.parse_args(argv)
     try:
         rows = read_pairs(args.files)
-        by_rule = rule_speedups(rows, args.keep_base)
+        by_rule = (added_twin_speedups(rows, args.add_twins) if args.add_twins
+                   else rule_speedups(rows, args.keep_base))
     except (OSError, KeyError, ValueError, GconvError) as error:
         print(f"ab_rule: {error}", file=sys.stderr)
         return 2
     print("base / twin per kernel (geomean over its problems), worst first:")
     for name, count, speedup in kernel_speedups(rows):
         print(f"  {speedup:5.2f}x  ({count:3})  {name}")
-    print(f"\nbest under the rule over the best base (twins except where: {args.keep_base or 'nothing'}):")
+    rule_text = (f"every base kernel, and the twins where: {args.add_twins}" if args.add_twins
+                 else f"twins except where: {args.keep_base or 'nothing'}")
+    print(f"\nbest under the rule over the best base ({rule_text}):")
     print(f"  {'direction':10} {'class':9} {'geomean':>7} {'worst':>6}  problems")
     for (direction, shape_class), values in by_rule.items():
         print(f"  {direction:10} {shape_class:9} {geomean(values):6.3f}x {min(values):5.2f}x  {len(values)}")

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from bench.ab_rule import kernel_speedups, main, read_pairs, rule_speedups
+from bench.ab_rule import added_twin_speedups, kernel_speedups, main, read_pairs, rule_speedups
 
 HEADER = "problem,direction,shape_class,base,twin,base_ms,twin_ms,base_err,twin_err,cudnn_ms\n"
 NARROW = "fwd_bf16_igemm_m64n16k32_w2_s3_ms_g1_v1_mg1"
@@ -40,3 +40,40 @@ def test_an_unknown_axis_is_named(tmp_path, capsys):
     path = write(tmp_path / "ab.csv", ROWS)
     assert main([str(path), "--keep-base", "vectr == 1"]) == 2
     assert capsys.readouterr().err.startswith("ab_rule: unknown field 'vectr'; known fields: algorithm, block_k, ")
+
+
+SMALL = "bwd_weight_bf16_depthwise_t2x8c8_f7_m2_cpg2_w4_v8_sk16"
+WIDE_F7 = "bwd_weight_bf16_depthwise_t8x8c8_f7_m2_cpg2_w4_v8_sk16"  # 112 accumulator registers per thread
+WIDE_F3 = "bwd_weight_bf16_depthwise_t8x8c8_f3_m2_cpg2_w4_v8_sk16"  # 48
+
+
+def write_twins(path, rows):
+    text = HEADER + "".join(f"{p},bwd_weight,C/G<=16,{SMALL},{t},{bm},{tm},0,0,9\n" for p, t, bm, tm in rows)
+    path.write_text(text)
+    return path
+
+
+def test_added_twins_count_where_they_win_and_only_those_the_expression_admits(tmp_path):
+    rows = read_pairs([write_twins(tmp_path / "ab.csv", [
+        ("p1", WIDE_F7, 2.0, 1.0), ("p1", WIDE_F3, 2.0, 1.6),  # the twins win: 2x with f7 admitted, else 1.25x
+        ("p2", WIDE_F7, 1.0, 3.0),  # the twin loses: the base stays, 1x
+    ])])
+    assert added_twin_speedups(rows, "acc_registers_per_thread <= 128")[("bwd_weight", "C/G<=16")] == \
+        pytest.approx([2.0, 1.0])
+    assert added_twin_speedups(rows, "acc_registers_per_thread <= 64")[("bwd_weight", "all")] == \
+        pytest.approx([1.25, 1.0])
+
+
+def test_added_twins_must_be_kernel_names_and_fields_known(tmp_path, capsys):
+    suffixed = write(tmp_path / "ab.csv", ROWS)
+    assert main([str(suffixed), "--add-twins", "block_m == 64"]) == 2
+    assert capsys.readouterr().err == (f"ab_rule: --add-twins needs twins that are kernel names, not "
+                                       f"'{NARROW}-k_walk-incremental'\n")
+    named = write_twins(tmp_path / "twins.csv", [("p1", WIDE_F7, 2.0, 1.0)])
+    assert main([str(named), "--add-twins", "acc_regs < 9"]) == 2
+    assert capsys.readouterr().err.startswith("ab_rule: unknown field 'acc_regs'; known fields: "
+                                              "acc_registers_per_thread, algorithm, arch.compute_capability, ")
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(named), "--add-twins", "block_m == 64", "--keep-base", "block_m == 16"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.endswith("error: argument --keep-base: not allowed with argument --add-twins\n")
