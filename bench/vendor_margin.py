@@ -1,5 +1,7 @@
 """Fair cross-validation of a margin against the vendor path: the ranker picks cuDNN only where its score beats the
-best instance's by more than the margin (0: as the runtime picks now). Training problems only (never held-out files).
+best instance's by more than the margin (heuristics/train.py chosen_index, as the runtime picks with a model's
+metadata vendor_margin; train.yaml holds the margins the models ship with). Training problems only (never held-out
+files).
 
     python -m bench.vendor_margin --measurements FILE.csv ... [--margins 0 0.25 0.5 1 2] [--fold-seeds 0 1 2]
 
@@ -21,11 +23,6 @@ from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
 from gconv.tables import table
 
 
-def pick(scores: np.ndarray, vendor: np.ndarray, margin: float) -> int:
-    """The highest-scoring candidate once the vendor rows' scores are lowered by margin."""
-    return int(np.argmax(np.where(vendor, scores - margin, scores)))
-
-
 def cross_validate(tables, sibling_tables, config, margins, fold_seeds) -> dict[float, tuple[list[float], int]]:
     """margin -> (per-problem efficiency over all folds and seeds, vendor picks)."""
     out = {margin: ([], 0) for margin in margins}
@@ -35,12 +32,11 @@ def cross_validate(tables, sibling_tables, config, margins, fold_seeds) -> dict[
             for i in held:
                 table_ = tables[i]
                 scores = ranker.predict(table_.features, num_threads=1)
-                vendor = np.array([name == VENDOR_KERNEL for name in table_.names])
                 for margin in margins:
-                    chosen = pick(scores, vendor, margin)
+                    chosen = T.chosen_index(-scores, table_.names, margin)
                     efficiencies, picks = out[margin]
                     efficiencies.append(float(np.exp(table_.log_times.min() - table_.log_times[chosen])))
-                    out[margin] = (efficiencies, picks + int(vendor[chosen]))
+                    out[margin] = (efficiencies, picks + int(table_.names[chosen] == VENDOR_KERNEL))
     return out
 
 

@@ -156,7 +156,7 @@ def models_source(models: Path, arch: str) -> str:
             target = model.metadata.target
             entries.append(f'    {{{ENUMS["direction"].index(direction)}, {ENUMS["dtype"].index(dtype)}, '
                            f'"{label}", {model.metadata.feature_version}, {TARGETS.index(target)}, "{target}", '
-                           f'{regressor}, {ranker}, {len(pool)}, {name}_pool}},')
+                           f'{regressor}, {ranker}, {len(pool)}, {name}_pool, {model.metadata.vendor_margin!r}}},')
     out += notes + ([""] if notes else [])
     out.append(f"const size_t gconv_model_count = {len(entries)};")
     out.append(f"const gconv_model gconv_models[{max(1, len(entries))}] = {{")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime
+import math
 from functools import lru_cache
 from pathlib import Path
 
@@ -63,6 +64,9 @@ class ModelMetadata(BaseModel):
     created: str
     # The ranker trained besides the regressor (RANKER_FILE, heuristics/train.py); None: the regressor chooses.
     ranking: RankingConfig | None = None
+    # The vendor path's choice key is exp(vendor_margin) times its model's (train.yaml vendor_margin): it is chosen
+    # only where it beats the best instance by more than the margin, in the choosing forest's log units.
+    vendor_margin: float = Field(0.0, ge=0)
 
     @staticmethod
     def today() -> str:
@@ -157,8 +161,9 @@ class SelectionModel:
         return float(self._rows_ms(problem, vendor_row(problem)[None, :], arch)[0])
 
     def vendor_key(self, problem: Problem, arch: ArchSpec) -> float:
-        """choice_keys of the vendor path."""
-        return float(self._rows_keys(problem, vendor_row(problem)[None, :], arch)[0])
+        """choice_keys of the vendor path, times exp(metadata.vendor_margin) (capi/src/model.c the same)."""
+        key = float(self._rows_keys(problem, vendor_row(problem)[None, :], arch)[0])
+        return key * math.exp(self.metadata.vendor_margin)
 
     def _rows_ms(self, problem: Problem, features: np.ndarray, arch: ArchSpec) -> np.ndarray:
         scale = scale_ms(self.metadata.target, problem, features, arch)

@@ -16,10 +16,10 @@ from typing import NamedTuple
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
-from gconv.schemas import ArchSpec, KernelConfig
+from gconv.schemas import ArchSpec, Direction, KernelConfig
 
 from .dataset import ProblemMeasurements, runs_as
 from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix, vendor_row
@@ -48,6 +48,21 @@ class TrainConfig(BaseModel):
     near_best_weight: float = Field(0.0, ge=0)
     near_best_scale: float = Field(1.0, gt=0)
     ranking: RankingConfig | None = None
+    # Per direction: the vendor path is chosen only where its choice key beats the best instance's by more than
+    # this (in log-key units: the ranker's score, or log predicted time without a ranker); written into each model's
+    # metadata (ModelMetadata.vendor_margin). Directions not named: 0.
+    vendor_margin: dict[Direction, float] = {}
+
+    @field_validator("vendor_margin")
+    @classmethod
+    def _margins_not_negative(cls, margins: dict[Direction, float]) -> dict[Direction, float]:
+        for direction, margin in margins.items():
+            if margin < 0:
+                raise ValueError(f"vendor_margin of {direction.value} is {margin}: a margin is at least 0")
+        return margins
+
+    def vendor_margin_of(self, direction: str) -> float:
+        return self.vendor_margin.get(Direction(direction), 0.0)
 
     @classmethod
     def load(cls, path: Path = DEFAULT_CONFIG) -> "TrainConfig":
@@ -55,7 +70,7 @@ class TrainConfig(BaseModel):
 
     def lightgbm_params(self) -> dict:
         params = self.model_dump(exclude={"num_boost_round", "cv_folds", "target", "near_best_weight",
-                                          "near_best_scale", "ranking"})
+                                          "near_best_scale", "ranking", "vendor_margin"})
         return {**params, "verbosity": -1, "num_threads": 0, "deterministic": True, "force_row_wise": True}
 
 
@@ -140,15 +155,23 @@ def fit_ranker(tables: list[ProblemTable], config: TrainConfig):
     return lightgbm.train(params, data, num_boost_round=ranking.num_boost_round)
 
 
-def selection_efficiency(booster, tables: list[ProblemTable], *, ranker: bool = False) -> list[float]:
+def selection_efficiency(booster, tables: list[ProblemTable], *, ranker: bool = False, vendor_margin: float = 0.0
+                         ) -> list[float]:
     """Per problem: oracle time / time of the kernel the model picks (a ranker's highest score, a regressor's least
-    predicted log time)."""
+    predicted log time; the vendor path's raised by vendor_margin)."""
     efficiencies = []
     for table in tables:
         predicted = booster.predict(table.features, num_threads=1)
-        chosen = int(np.argmin(-predicted if ranker else predicted + table.log_scale))
+        chosen = chosen_index(-predicted if ranker else predicted + table.log_scale, table.names, vendor_margin)
         efficiencies.append(float(np.exp(table.log_times.min() - table.log_times[chosen])))
     return efficiencies
+
+
+def chosen_index(log_keys: np.ndarray, names: list[str], vendor_margin: float) -> int:
+    """The candidate a selection takes: the least log choice key, the vendor path's raised by vendor_margin (the
+    runtime's SelectionModel.vendor_key, exp(margin) times the key)."""
+    vendor = np.array([name == VENDOR_KERNEL for name in names])
+    return int(np.argmin(np.where(vendor, log_keys + vendor_margin, log_keys)))
 
 
 def kernel_pool(tables: list[ProblemTable], sibling_tables: list[ProblemTable], dtype: str) -> list[str]:
@@ -180,12 +203,14 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
     spec = load_arch_spec(arch)
     tables = problem_tables(measurements, spec, config.target)
     sibling_tables = problem_tables(sibling, spec, config.target)
+    margin = config.vendor_margin_of(direction)
     fold_efficiency, regressor_efficiency, fold_rmse = [], [], []
     for training, held in cv_splits(tables, sibling_tables, config.cv_folds, config.seed):
         booster = fit(training, config)
         test = [tables[i] for i in held]
-        regressor_efficiency += selection_efficiency(booster, test)
-        fold_efficiency += selection_efficiency(fit_ranker(training, config), test, ranker=True) if config.ranking \
+        regressor_efficiency += selection_efficiency(booster, test, vendor_margin=margin)
+        fold_efficiency += selection_efficiency(fit_ranker(training, config), test, ranker=True,
+                                                vendor_margin=margin) if config.ranking \
             else regressor_efficiency[-len(test):]
         errors = np.concatenate([booster.predict(t.features, num_threads=1) - t.targets for t in test])
         fold_rmse.append(float(np.sqrt(np.mean(errors ** 2))))
@@ -208,7 +233,7 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
         sibling_problems=len(sibling_tables), cv_folds=config.cv_folds,
         cv_metrics={"rmse_log_time": round(float(np.mean(fold_rmse)), 4), **_summary(fold_efficiency),
                     **(_summary(regressor_efficiency, "regressor_") if config.ranking else {})},
-        ranking=config.ranking,
+        ranking=config.ranking, vendor_margin=margin,
         params=config.lightgbm_params() | config.model_dump(include={"seed", "near_best_weight", "near_best_scale"}),
         num_boost_round=config.num_boost_round,
         lightgbm_version=lightgbm.__version__, created=ModelMetadata.today())

@@ -75,7 +75,8 @@ class CModel(ctypes.Structure):
     _fields_ = [("direction", ctypes.c_int), ("dtype", ctypes.c_int), ("name", ctypes.c_char_p),
                 ("feature_version", ctypes.c_int), ("target", ctypes.c_int), ("target_name", ctypes.c_char_p),
                 ("regressor", CForest), ("ranker", CForest),
-                ("pool_size", ctypes.c_int32), ("pool", ctypes.POINTER(ctypes.c_char_p))]
+                ("pool_size", ctypes.c_int32), ("pool", ctypes.POINTER(ctypes.c_char_p)),
+                ("vendor_margin", ctypes.c_double)]
 
 
 def _forest_struct(forest) -> tuple:
@@ -216,7 +217,8 @@ class NativeSelector:
                 pool = (ctypes.c_char_p * max(1, len(names)))(*[name.encode() for name in names])
                 struct = CModel(DIRECTIONS.index(Direction(meta.direction)), DTYPES.index(DType(meta.dtype)),
                                 model.label.encode(), meta.feature_version, TARGETS.index(meta.target),
-                                meta.target.encode(), regressor[0], ranker[0], len(names), pool)
+                                meta.target.encode(), regressor[0], ranker[0], len(names), pool,
+                                meta.vendor_margin)
                 cached = self._models[id(model)] = (model, struct, regressor, ranker, pool)
         return cached[1]
 

@@ -61,6 +61,25 @@ def test_c_picks_what_python_picks(selector, rule_set, seed, ranked, vendor):
     assert (vendor_picks > 5) == vendor, vendor_picks
 
 
+def test_a_vendor_margin_takes_picks_from_the_vendor_path_in_c_as_in_python(selector):
+    """metadata.vendor_margin: the vendor path's key is exp(margin) times its score's, in C (the pruned search and the
+    plain loop alike) as in Python; a larger margin leaves it fewer picks."""
+    problems = [p for p in seeded_problems(61, 240, ("bf16",)) if p.direction.value == "bwd_weight"]
+    shipped = _model(problems[0])
+    vendor_picks = {}
+    for margin in (0.0, 1.0):
+        model = SelectionModel(shipped.booster, shipped.metadata.model_copy(update={"vendor_margin": margin}),
+                               shipped.path, label=f"{shipped.label} margin {margin}", ranker=shipped.ranker)
+        picks = 0
+        for problem in problems:
+            python = selection.python_best(problem, "default", ARCH, model, vendor=True)
+            c = selection.native_best(selector, problem, "default", ARCH, model, vendor=True)
+            assert (c.candidate.name, c.count) == (python.candidate.name, python.count), (margin, problem.key)
+            picks += python.candidate is selection.VENDOR
+        vendor_picks[margin] = picks
+    assert vendor_picks[0.0] > vendor_picks[1.0], vendor_picks
+
+
 def test_select_reports_the_same_choice_either_way(selector, monkeypatch):
     problems = seeded_problems(21, 60, ("bf16", "fp16"))
     selection.clear_cache()

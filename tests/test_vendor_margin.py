@@ -1,12 +1,15 @@
-"""bench/vendor_margin.py: the margin lowers only the vendor row's score."""
+"""The vendor margin (heuristics/train.py chosen_index, bench/vendor_margin.py): it raises only the vendor row's key."""
 import numpy as np
 
-from bench.vendor_margin import pick
+from gconv.heuristics.train import chosen_index
+
+NAMES = ["fwd_bf16_igemm_m64n64k32_w4_s3_ms_g1_v8_mg1", "fwd_bf16_igemm_m128n64k32_w4_s3_ms_g1_v8_mg1", "cudnn"]
 
 
 def test_the_vendor_path_wins_only_by_more_than_the_margin():
-    scores, vendor = np.array([1.0, 2.0, 2.4]), np.array([False, False, True])
-    assert pick(scores, vendor, 0.0) == 2
-    assert pick(scores, vendor, 0.3) == 2
-    assert pick(scores, vendor, 0.5) == 1
-    assert pick(np.array([3.0, 2.0, 2.4]), vendor, 0.0) == 0  # an instance ahead stays ahead
+    scores = np.array([1.0, 2.0, 2.4])  # a ranker's: the highest is the pick
+    assert chosen_index(-scores, NAMES, 0.0) == 2
+    assert chosen_index(-scores, NAMES, 0.3) == 2
+    assert chosen_index(-scores, NAMES, 0.5) == 1
+    assert chosen_index(-np.array([3.0, 2.0, 2.4]), NAMES, 0.0) == 0  # an instance ahead stays ahead
+    assert chosen_index(np.array([0.5, 0.2, 0.1]), NAMES[:2] + ["fwd_bf16_direct_p128c32_w4_v1"], 5.0) == 2

@@ -82,6 +82,7 @@ typedef struct gconv_model {
     gconv_forest ranker;     /* chooses, leaves negated: its sum is a cost (c_source.forest_of); 0 trees: no ranker */
     int32_t pool_size;       /* the kernels it was trained on (metadata.json kernel_pool), sorted by strcmp: it */
     const char *const *pool; /* scores only these; a selection skips the others */
+    double vendor_margin;    /* metadata.json vendor_margin: the vendor path's choice key is exp(it) times the forest's */
 } gconv_model;
 
 extern const size_t gconv_model_count;

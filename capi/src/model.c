@@ -325,7 +325,7 @@ double gconv_model_vendor_ms(const gconv_model *m, const gconv_prob *p) {
 double gconv_model_vendor_key(const gconv_model *m, const gconv_prob *p) {
     double features[GCONV_FEATURE_COUNT];
     gconv_vendor_features(p, features);
-    return row_key(m, p, features);
+    return row_key(m, p, features) * exp(m->vendor_margin);
 }
 
 /* The least leaf a subtree can give any candidate of the problem whose row is row: a split on a problem feature (the
@@ -372,7 +372,7 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
         free(order);
         return n;
     }
-    double *scales = rest + trees + 1;
+    double *scales = rest + trees + 1, vendor_factor = exp(model->vendor_margin);
     for (size_t i = 0; i < n; i++) {
         double *row = rows + i * GCONV_FEATURE_COUNT;
         scales[i] = ranked ? 1.0 : target_scale_ms(model, p, row);
@@ -391,13 +391,14 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
     for (size_t k = 0; k < n; k++) {
         size_t i = order[k].row;
         const double *row = rows + i * GCONV_FEATURE_COUNT;
-        double limit = best < n ? log(*key / scales[i]) + BOUND_MARGIN : INFINITY, sum = order[k].sum;
+        const double factor = row[GCONV_FEATURE_COUNT - 1] == 1.0 ? vendor_factor : 1.0; /* the vendor row */
+        double limit = best < n ? log(*key / (scales[i] * factor)) + BOUND_MARGIN : INFINITY, sum = order[k].sum;
         if (isnan(limit)) limit = INFINITY;
         int32_t t = ordering;
         for (; t < trees && sum + rest[t] <= limit; t++) sum += tree_value(m, t, row);
         *walks += t - ordering;
         if (t < trees) continue; /* cannot beat the best */
-        double candidate_key = exp(sum) * scales[i];
+        double candidate_key = exp(sum) * scales[i] * factor;
         if (best == n || candidate_key < *key || (candidate_key == *key && strcmp(names[i], names[best]) < 0)) {
             best = i;
             *key = candidate_key;
