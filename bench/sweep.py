@@ -251,6 +251,7 @@ class _CompileAhead:
     def __init__(self, batches: list[Batch], options: SweepOptions):
         self.log = ProgressLine(io.StringIO(), tty=False)
         self.error: BaseException | None = None
+        self.started = self.finished = time.monotonic()
         self.thread = threading.Thread(target=self._run, args=(batches, options), daemon=True)
         self.thread.start()
 
@@ -259,11 +260,18 @@ class _CompileAhead:
             warm_jobs(batches, options, self.log, workers=max(1, options.workers - 1))
         except BaseException as error:  # noqa: BLE001 - reported in wait(); the timed pass compiles what is missing
             self.error = error
+        finally:
+            self.finished = time.monotonic()
 
     def wait(self, progress: ProgressLine) -> None:
+        """Join the compile, then log its last progress line and whether measuring waited for it (compile-bound)
+        or not (measure-bound)."""
+        waiting_from = time.monotonic()
         self.thread.join()
         for line in self.log.stream.getvalue().splitlines()[-1:]:
             progress.note(line)
+        progress.note(f"  compiled ahead in {self.finished - self.started:.1f} s; the measuring waited "
+                      f"{max(0.0, self.finished - waiting_from):.1f} s for it")
         if self.error is not None:
             progress.note(f"  compiling ahead failed ({type(self.error).__name__}: {self.error}); the timed pass "
                           f"compiles the rest")

@@ -189,7 +189,11 @@ def test_overlap_compile_compiles_each_next_window_while_the_previous_one_is_mea
     sweep(todo, out, options(warm="sweep_fakes:warm", compile_window=1, overlap_compile=True), progress=log)
     assert seen == [([1], 0, 0, None), ([2], 0, 2, 1), ([3], 2, 4, 1)]  # batches of 2 problems; 2 workers - 1
     assert set(pairs(read_rows(out))) == expected_pairs(todo)
-    assert "compile window 3/3: batches 3-3 (compiled while the previous window was measured)" in log.stream.getvalue()
+    text = log.stream.getvalue()
+    assert "compile window 3/3: batches 3-3 (compiled while the previous window was measured)" in text
+    waits = [(float(c), float(w)) for c, w in
+             re.findall(r"\n  compiled ahead in (\d+\.\d) s; the measuring waited (\d+\.\d) s for it\n", text)]
+    assert len(waits) == 2 and all(waited <= compiled for compiled, waited in waits), text
 
 
 def test_warm_cache_logs_lines_not_carriage_returns(tmp_path):
