@@ -20,7 +20,8 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-tiny-groups-seed79-default-fp16-gputime:train-tiny-groups-seed79-synthetic-fp16"
 
 # resume_sweeps DEST RESULT:PROBLEMS...: resume each `default` sweep (only its missing rows are measured), compiled and
-# measured 2 batches at a time (SWEEP_FLAGS=--overlap-compile: the next 2 compiled while these are measured), while
+# measured 2 batches at a time, the next 2 compiled while these are measured (--overlap-compile: timings as clean,
+# bench/results/stale-rows/; $SWEEP_FLAGS adds options), while
 # more than 30 of $(left) seconds remain (the calling script defines left()); each CSV and log goes to $OUT/DEST/
 # under the CSV's path in bench/results/.
 resume_sweeps() {
@@ -30,7 +31,7 @@ resume_sweeps() {
     [ $(left) -gt 30 ] || { echo "$out: not resumed, time is up"; continue; }
     mkdir -p $OUT/$dest/$(dirname $out)
     timeout $(left) gconv bench sweep --rule-set default --problems bench/problems/$problems.csv --compile-window 2 \
-      --out bench/results/$out.csv --gpus auto $SWEEP_FLAGS >> $OUT/$dest/$out.log 2>&1
+      --out bench/results/$out.csv --gpus auto --overlap-compile $SWEEP_FLAGS >> $OUT/$dest/$out.log 2>&1
     echo "$out rc=$?"
     cp bench/results/$out.csv $OUT/$dest/$out.csv
   done
