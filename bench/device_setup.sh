@@ -17,7 +17,8 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-tiny-groups-seed78-default-bf16-gputime:train-tiny-groups-seed78-synthetic-bf16
   train-default-fp16-gputime:train-synthetic-fp16
   train-seed5-default-fp16-gputime:train-seed5-synthetic-fp16 train-seed9-default-fp16-gputime:train-seed9-synthetic-fp16
-  train-tiny-groups-seed79-default-fp16-gputime:train-tiny-groups-seed79-synthetic-fp16"
+  train-tiny-groups-seed79-default-fp16-gputime:train-tiny-groups-seed79-synthetic-fp16
+  public-deepbench-default-bf16-gputime:public-deepbench-bf16"
 
 # resume_sweeps DEST RESULT:PROBLEMS...: resume each `default` sweep (only its missing rows are measured), compiled and
 # measured 2 batches at a time, the next 2 compiled while these are measured (--overlap-compile: timings as clean,
