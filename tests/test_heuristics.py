@@ -394,6 +394,7 @@ def test_checked_in_models_are_reproducible_from_the_checked_in_data(direction, 
     assert again.data_sha256 == shipped.metadata.data_sha256
     assert again.sibling_problems == shipped.metadata.sibling_problems
     assert again.cv_metrics == shipped.metadata.cv_metrics and again.kernel_pool == shipped.metadata.kernel_pool
+    assert again.vendor_margin == shipped.metadata.vendor_margin == TrainConfig.load().vendor_margin_of(direction)
     retrained = SelectionModel.load(out, direction=direction, dtype=dtype, arch="sm_90")
     arch = load_arch_spec("sm_90")
     for m in list(read_measurements([HELD_OUT]).values())[:6]:

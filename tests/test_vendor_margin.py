@@ -13,3 +13,18 @@ def test_the_vendor_path_wins_only_by_more_than_the_margin():
     assert chosen_index(-scores, NAMES, 0.5) == 1
     assert chosen_index(-np.array([3.0, 2.0, 2.4]), NAMES, 0.0) == 0  # an instance ahead stays ahead
     assert chosen_index(np.array([0.5, 0.2, 0.1]), NAMES[:2] + ["fwd_bf16_direct_p128c32_w4_v1"], 5.0) == 2
+
+
+def test_margins_are_per_direction_and_not_negative():
+    import pytest
+    from pydantic import ValidationError
+
+    from gconv.heuristics.train import TrainConfig
+
+    config = TrainConfig.model_validate({"vendor_margin": {"bwd_weight": 0.5}})
+    assert (config.vendor_margin_of("bwd_weight"), config.vendor_margin_of("fwd")) == (0.5, 0.0)
+    assert "vendor_margin" not in config.lightgbm_params()
+    with pytest.raises(ValidationError, match="vendor_margin of bwd_data is -0.1: a margin is at least 0"):
+        TrainConfig.model_validate({"vendor_margin": {"bwd_data": -0.1}})
+    with pytest.raises(ValidationError, match="Input should be 'fwd', 'bwd_data' or 'bwd_weight'"):
+        TrainConfig.model_validate({"vendor_margin": {"bwd": 0.5}})
