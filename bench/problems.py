@@ -96,12 +96,19 @@ def shape_class(problem: Problem) -> str:
     return "C/G<=16" if problem.C <= 16 else "C/G>16"
 
 
-def write_problems(path: Path, problems: list[Problem]) -> None:
-    with open(path, "w", newline="") as f:
+def write_problems(path: Path, problems: list[Problem], comment: str | None = None) -> None:
+    """problems as CSV in CK's columns, after a '# comment' line when given (read_problems skips it); written through
+    a temporary file, so nothing is half-written."""
+    path = Path(path)
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "w", newline="") as f:
+        if comment is not None:
+            f.write(f"# {comment}\n")
         writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
         writer.writeheader()
         for p in problems:
             writer.writerow(p.model_dump(mode="json"))
+    temporary.replace(path)
 
 
 def read_problems(path: Path) -> list[Problem]:

@@ -51,14 +51,10 @@ def deepbench_problems(dtype: DType, directions=tuple(Direction)) -> list[Proble
 
 
 def write_public_problems(path: Path, dtype: DType) -> list[Problem]:
-    """The DeepBench problems of dtype into a problem CSV whose first line names the source; nothing half-written."""
+    """The DeepBench problems of dtype into a problem CSV whose first line names the source."""
     problems = deepbench_problems(dtype)
-    temporary = path.with_name(path.name + ".tmp")
-    write_problems(temporary, problems)
-    text = temporary.read_text()
-    temporary.write_text(f"# Public training problems: {SOURCE}; dense (G = 1); "
-                         f"python -m bench.public_shapes --dtype {dtype.value}\n" + text)
-    temporary.replace(path)
+    write_problems(path, problems, comment=f"Public training problems: {SOURCE}; dense (G = 1); "
+                                           f"python -m bench.public_shapes --dtype {dtype.value}")
     return problems
 
 
