@@ -219,7 +219,7 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
 void gconv_vendor_features(const gconv_prob *p, double f[GCONV_FEATURE_COUNT]) {
     for (int i = 0; i < GCONV_FEATURE_COUNT; i++) f[i] = 0.0;
     problem_features(p, f);
-    f[GCONV_FEATURE_COUNT - 1] = 1.0;
+    f[GCONV_FEATURE_VENDOR] = 1.0;
 }
 
 /* LightGBM's prediction of one dense float64 row: |values| <= kZeroThreshold read as 0 (the dense row becomes a sparse
@@ -391,7 +391,7 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
     for (size_t k = 0; k < n; k++) {
         size_t i = order[k].row;
         const double *row = rows + i * GCONV_FEATURE_COUNT;
-        const double factor = row[GCONV_FEATURE_COUNT - 1] == 1.0 ? vendor_factor : 1.0; /* the vendor row */
+        const double factor = row[GCONV_FEATURE_VENDOR] == 1.0 ? vendor_factor : 1.0;
         double limit = best < n ? log(*key / (scales[i] * factor)) + BOUND_MARGIN : INFINITY, sum = order[k].sum;
         if (isnan(limit)) limit = INFINITY;
         int32_t t = ordering;
