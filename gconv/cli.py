@@ -260,7 +260,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from gconv.bench.problems import read_problems
     from gconv.heuristics.dataset import group_by_target, read_measurements
     from gconv.heuristics.model import ModelError, load_model
-    from gconv.heuristics.validation import evaluate, model_ranker, plot_cdf, report_table, rule_ranker
+    from gconv.heuristics.validation import (evaluate, model_ranker, plot_cdf, report_table, rule_ranker,
+                                             worst_picks_table)
 
     measurements = read_measurements([Path(f) for f in args.measurements])
     if args.problems:
@@ -286,6 +287,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     if not reports:
         raise GconvError("nothing to validate: no measured problems (or no usable model)")
     print(report_table(reports))
+    if args.worst:
+        print(f"\nthe {args.worst} least efficient picks of each selector (oracle time / chosen time):")
+        print(worst_picks_table(reports, args.worst))
     if args.plot:
         plot_cdf(reports, Path(args.plot))
         print(f"wrote {args.plot}")
@@ -410,7 +414,9 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--arch", default="sm_90")
     validate.add_argument("--models", help="models directory (default heuristics/models)")
     validate.add_argument("--plot", help="write the efficiency CDF to this PNG")
-    validate.add_argument("--json", help="write the reports (with per-problem efficiencies) to this JSON file")
+    validate.add_argument("--json", help="write the reports (with every problem's pick and oracle) to this JSON file")
+    validate.add_argument("--worst", type=int, default=0, metavar="N",
+                          help="also list each selector's N least efficient picks (problem, chosen, oracle)")
     validate.set_defaults(run=_cmd_validate)
 
     curve = commands.add_parser("learning-curve", help="held-out efficiency vs number of training problems")

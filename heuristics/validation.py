@@ -25,6 +25,22 @@ from .model import SelectionModel
 Ranker = Callable[[ProblemMeasurements], list[str]]
 
 
+class Pick(BaseModel):
+    """One problem's selection: what the selector chose and the oracle, each with its measured time."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    problem: str
+    chosen: str
+    chosen_ms: float
+    oracle: str
+    oracle_ms: float
+
+    @property
+    def efficiency(self) -> float:
+        return self.oracle_ms / self.chosen_ms
+
+
 class ValidationReport(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -39,6 +55,7 @@ class ValidationReport(BaseModel):
     top3_hit: float
     speedup_vs_cudnn: float | None
     efficiencies: list[float]
+    picks: list[Pick]  # per problem, in the order of efficiencies
 
 
 def rule_ranker(arch: str) -> Ranker:
@@ -76,13 +93,15 @@ def evaluate(measurements: list[ProblemMeasurements], rank: Ranker, *, direction
              ) -> ValidationReport:
     if not measurements:
         raise ValueError(f"no measured problems for {direction}")
-    efficiencies, exact, top3, speedups = [], 0, 0, []
+    efficiencies, picks, exact, top3, speedups = [], [], 0, 0, []
     for m in measurements:
         ranking = rank(m)
         oracle_name, oracle_ms = m.oracle
         timed = m.candidates_ms
         chosen_ms = timed[ranking[0]]
         efficiencies.append(oracle_ms / chosen_ms)
+        picks.append(Pick(problem=m.problem.key, chosen=ranking[0], chosen_ms=chosen_ms, oracle=oracle_name,
+                          oracle_ms=oracle_ms))
         exact += chosen_ms == oracle_ms
         top3 += any(timed[name] == oracle_ms for name in ranking[:3])
         if m.cudnn_ms is not None:
@@ -94,7 +113,7 @@ def evaluate(measurements: list[ProblemMeasurements], rank: Ranker, *, direction
         efficiency_median=float(np.median(e)), efficiency_p10=float(np.percentile(e, 10)),
         efficiency_min=float(e.min()), exact_match=exact / count, top3_hit=top3 / count,
         speedup_vs_cudnn=math.exp(float(np.mean(np.log(speedups)))) if speedups else None,
-        efficiencies=[float(v) for v in e])
+        efficiencies=[float(v) for v in e], picks=picks)
 
 
 def report_table(reports: list[ValidationReport]) -> str:
@@ -106,6 +125,17 @@ def report_table(reports: list[ValidationReport]) -> str:
              f"{r.speedup_vs_cudnn:.2f}x" if r.speedup_vs_cudnn else "-"] for r in reports]
     return table(["direction", "selector", "problems", "mean", "median", "P10", "min", "exact", "top-3",
                   "vs cuDNN"], rows)
+
+
+def worst_picks_table(reports: list[ValidationReport], count: int) -> str:
+    """The count least efficient picks of each report: the problem, what was chosen and the oracle, with their
+    times (where a selector loses most, for the next person to look at)."""
+    rows = []
+    for r in reports:
+        for pick in sorted(r.picks, key=lambda p: (p.efficiency, p.problem))[:count]:
+            rows.append([r.direction, r.selector, f"{100 * pick.efficiency:.1f}%", pick.problem,
+                         f"{pick.chosen} {1000 * pick.chosen_ms:.1f} us", f"{pick.oracle} {1000 * pick.oracle_ms:.1f} us"])
+    return table(["direction", "selector", "efficiency", "problem", "chosen", "oracle"], rows)
 
 
 def plot_cdf(reports: list[ValidationReport], path: Path) -> None:

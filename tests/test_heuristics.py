@@ -21,7 +21,7 @@ from gconv.heuristics.learning_curve import subset_sizes
 from gconv.heuristics.model import ModelError, SelectionModel, find_model, load_model, model_dir
 from gconv.heuristics.target import scale_ms
 from gconv.heuristics.train import ProblemTable, TrainConfig, row_weights, train
-from gconv.heuristics.validation import evaluate, model_ranker, report_table
+from gconv.heuristics.validation import evaluate, model_ranker, report_table, worst_picks_table
 from gconv.paths import REPO_ROOT
 from gconv.runtime import selection
 from gconv.runtime.registry import load_arch_spec
@@ -327,6 +327,32 @@ def test_validation_maths_on_a_hand_made_table():
     assert report.speedup_vs_cudnn == pytest.approx(1.0)  # geomean(2/2, 1/1)
     assert report_table([report]).splitlines()[2].split() == ["fwd/fp16", "fixed", "3", "58.3%", "50.0%", "30.0%",
                                                               "25.0%", "33.3%", "100.0%", "1.00x"]
+    assert [(p.chosen, p.chosen_ms, p.oracle, p.oracle_ms) for p in report.picks] == [
+        ("b", 2.0, "a", 1.0), ("b", 1.0, "b", 1.0), ("b", 4.0, "a", 1.0)]
+    worst = worst_picks_table([report], 2).splitlines()
+    assert len(worst) == 4  # header, rule, the two least efficient picks
+    assert worst[2].split() == ["fwd/fp16", "fixed", "25.0%", table[2].problem.key, "b", "4000.0", "us", "a",
+                                "1000.0", "us"]
+    assert worst[3].split()[2:4] == ["50.0%", table[0].problem.key]
+
+
+def test_cli_validate_lists_the_worst_picks_and_writes_every_pick(tmp_path, capsys):
+    """gconv validate --worst N --json: the table, each selector's N least efficient picks (the table's min first),
+    and every problem's pick and oracle in the JSON."""
+    out = tmp_path / "reports.json"
+    assert main(["validate", "--measurements", str(HELD_OUT), "--worst", "2", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    table_part, _, worst_part = text.partition("\nthe 2 least efficient picks of each selector (oracle time / chosen "
+                                              "time):\n")
+    reports = json.loads(out.read_text())
+    assert len(reports) == 6 and worst_part  # fwd, bwd_data, bwd_weight x model, rule
+    worst_rows = worst_part.splitlines()[2:]
+    assert len(worst_rows) == 2 * len(reports)
+    for index, report in enumerate(reports):
+        assert [p["oracle_ms"] / p["chosen_ms"] for p in report["picks"]] == pytest.approx(report["efficiencies"])
+        assert len({p["problem"] for p in report["picks"]}) == report["problems"] == len(report["efficiencies"])
+        first = worst_rows[2 * index].split()
+        assert first[:3] == [report["direction"], report["selector"], f"{100 * report['efficiency_min']:.1f}%"]
 
 
 def test_bad_measurement_files_are_refused_clearly(tmp_path):
