@@ -94,8 +94,13 @@ TAP_LOOPS = {
 # step by compare-and-subtract (no integer division in the loop; backward-data also finds each element's dY pixel
 # as its row's class pixel plus its lane's tap offset instead of dividing every element by the stride).
 K_WALKS = ("divide", "incremental")
-CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS}
+# How deep Triton software-pipelines the pixel loop of a backward-weight kernel without tensor cores (depthwise and
+# direct): "1" is a plain loop (each step's loads wait for memory); N > 1 walks it with tl.range(..., num_stages=N),
+# so the loads of the next N - 1 steps are in flight (cp.async into shared memory on sm_80+) while one step computes.
+LOOP_STAGES = ("1", "2", "3", "4")
+CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES}
 TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
+PIXEL_LOOP_TEMPLATES = ("depthwise_bwd_weight.py.j2", "direct_bwd_weight.py.j2")
 
 
 def has_tap_loop(config: KernelConfig) -> bool:
@@ -147,10 +152,27 @@ def k_walk(config: KernelConfig) -> str:
     return "incremental"
 
 
+def has_pixel_loop(config: KernelConfig) -> bool:
+    """Whether config's template walks its pixels in a loop of plain loads (depthwise and direct bwd_weight), the loop
+    the loop_stages choice pipelines."""
+    return template_name(config) in PIXEL_LOOP_TEMPLATES
+
+
+def loop_stages(config: KernelConfig) -> str:
+    """A plain pixel loop everywhere, until an A/B on the H100 says otherwise (bench/device_loop_stages.sh)."""
+    return "1"
+
+
+def pixel_loop(start: str, end: str, stages: int, step: str = "") -> str:
+    """The header's iterable of a pixel loop: range(...) for one stage, tl.range(..., num_stages=N) for N."""
+    bounds = ", ".join(part for part in (start, end, step) if part)
+    return f"range({bounds})" if stages == 1 else f"tl.range({bounds}, num_stages={stages})"
+
+
 def template_choices(config: KernelConfig) -> dict[str, str]:
     """The template's decisions that are not kernel axes (they do not change an instance's name), made from the
     config. bench/ab_variant.py renders twins with another choice to measure one before it becomes the rule here."""
-    return {"tap_loop": tap_loop(config), "k_walk": k_walk(config)}
+    return {"tap_loop": tap_loop(config), "k_walk": k_walk(config), "loop_stages": loop_stages(config)}
 
 
 def checked_choices(config: KernelConfig, overrides: dict[str, str] | None) -> dict[str, str]:
@@ -173,6 +195,9 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         decided["tap_loop"] = "unrolled"
     if not has_flat_k_walk(config):
         decided["k_walk"] = "divide"
+    if not has_pixel_loop(config):
+        decided["loop_stages"] = "1"
+    stages = int(decided["loop_stages"])
     tap_rows, tap_columns = TAP_LOOPS[decided["tap_loop"]]
     pointers = _POINTERS[config.direction]
     tma_descriptor = {Direction.fwd: "w_desc", Direction.bwd_data: "w_desc", Direction.bwd_weight: "dy_desc"}
@@ -224,6 +249,9 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "taps": list(range(config.filter_size)),  # depthwise bwd_weight: one accumulator per tap of a filter row
         "tap_loop": decided["tap_loop"],
         "k_walk": decided["k_walk"],
+        "loop_stages": stages,
+        "tile_loop": pixel_loop("first", "last", stages),
+        "pixel_loop": pixel_loop("p_start", "p_end", stages, "BLOCK_P"),
         "tap_rows": tap_rows,
         "tap_columns": tap_columns,
         "accumulator_shape": "(BLOCK_H * BLOCK_W, BLOCK_G, M, CPG)" if config.group_channels > 1 else

@@ -1,0 +1,71 @@
+"""The `loop_stages` template choice of the backward-weight pixel loops without tensor cores (depthwise, tiny groups,
+direct; generator/render.py): tl.range(..., num_stages=N) against float64 under the interpreter, where it applies,
+and what it changes in the sm_90 code (the loop's loads become cp.async copies into shared memory)."""
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+from gconv.ci.compile_check import ptx_counts
+from gconv.generator.render import Provenance, has_pixel_loop, render, template_choices
+from gconv.schemas import KernelConfig, Problem
+
+from interpreter_numerics import assert_source_matches_reference
+
+PROVENANCE = Provenance(("rules/x.yaml",), "test", (), "test")
+CASES = [
+    # (kernel, problem fields): several tiles per program (N x tiles > SPLIT_K), tiles cut by the image edge, groups no
+    # block divides; depthwise with a multiplier, a tiny group, and the direct kernel's pixel chunks.
+    ("bwd_weight_fp32_depthwise_t2x8c16_f5_m2_w4_v1_sk4", dict(N=3, G=9, K=2, Hi=10, Wi=9, Y=5, X=5, stride_h=2,
+                                                                pad_h=2, pad_w=1, dil_w=2)),
+    ("bwd_weight_fp16_depthwise_t4x8c32_f3_m1_w4_v8_sk1", dict(N=2, G=40, K=1, Hi=11, Wi=12, Y=3, X=3, stride_w=2,
+                                                                pad_h=1, pad_w=1)),
+    ("bwd_weight_fp32_depthwise_t8x8c8_f3_m1_cpg4_w4_v1_sk16", dict(N=3, G=6, C=4, K=1, Hi=12, Wi=9, Y=3, X=3,
+                                                                     stride_h=2, pad_h=2, pad_w=1, dil_h=2)),
+    ("bwd_weight_fp32_direct_p64c32_w4_v1_sk4", dict(N=3, G=5, C=3, K=2, Hi=9, Wi=11, Y=3, X=3, stride_h=2,
+                                                      pad_h=1, pad_w=1)),
+]
+
+
+def _source(name: str, stages: str) -> str:
+    return render(KernelConfig.from_name(name), PROVENANCE, {"loop_stages": stages})
+
+
+@pytest.mark.parametrize("name, fields", CASES, ids=[name for name, _ in CASES])
+def test_pipelined_pixel_loop_matches_float64_reference(name, fields, tmp_path):
+    config = KernelConfig.from_name(name)
+    source = _source(name, "3")
+    loop = "tl.range(p_start, p_end, BLOCK_P, num_stages=3)" if "direct" in name else "tl.range(first, last, num_stages=3)"
+    assert source.count(loop) == 1 and " range(" not in source
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    problem = Problem(direction=config.direction, dtype=config.dtype, **{"C": 1, **fields})
+    assert_source_matches_reference(path, config, problem, seed=11)
+
+
+def test_one_stage_is_the_plain_loop_and_the_default():
+    for name, _ in CASES:
+        config = KernelConfig.from_name(name)
+        assert has_pixel_loop(config) and template_choices(config)["loop_stages"] == "1"
+        assert _source(name, "1") == render(config, PROVENANCE)
+        assert "num_stages=" not in _source(name, "1")
+
+
+@pytest.mark.parametrize("name", ["fwd_bf16_depthwise_t4x8c32_f3_m1_w2_v8", "bwd_data_bf16_direct_p64c32_w4_v8",
+                                  "bwd_weight_bf16_igemm_m64n64k32_w4_s3_ms_g1_v8_mg1_sk1"])
+def test_templates_without_the_pixel_loop_ignore_the_choice(name):
+    assert not has_pixel_loop(KernelConfig.from_name(name))
+    assert _source(name, "3") == _source(name, "1")
+
+
+def test_pipelined_loop_copies_its_loads_asynchronously_on_sm_90(tmp_path):
+    name = "bwd_weight_bf16_depthwise_t4x8c32_f3_m1_w4_v8_sk16"
+    counts = {}
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for stages in ("1", "3"):
+            path = tmp_path / f"{name}_{stages}.py"
+            path.write_text(_source(name, stages))
+            counts[stages] = pool.submit(ptx_counts, path, "sm_90", ("G",)).result()
+    # One dy tile and three x tiles per step: 16-byte vector loads in the plain loop, cp.async copies when pipelined.
+    assert counts["1"]["ld.global.v4.b32"] == 4 and counts["1"]["cp.async.cg.shared.global"] == 0
+    assert counts["3"]["cp.async.cg.shared.global"] > 0 and counts["3"]["ld.global.v4.b32"] == 0
