@@ -190,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rule-set", default="default")
     parser.add_argument("--directions", nargs="+", default=[d.value for d in Direction])
     parser.add_argument("--min-channels", type=int, default=1, help="only problems with C and K per group >= this")
+    parser.add_argument("--max-channels", type=int, default=1 << 20, help="only problems with C and K per group <= this")
     parser.add_argument("--workers", type=int, default=16)
     parser.add_argument("--deadline-s", type=float, default=500.0, help="stop compiling at 60%% and timing at 100%%")
     parser.add_argument("--out", type=Path, required=True)
@@ -203,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     algorithms = tuple(Algorithm(a) for a in args.algorithms)
     arch = arch_of(torch.device("cuda"))
     problems = [p for path in args.problems for p in read_problems(path) if p.direction.value in args.directions
-                and min(p.C, p.K) >= args.min_channels]
+                and args.min_channels <= min(p.C, p.K) and max(p.C, p.K) <= args.max_channels]
     scratch = Path(tempfile.mkdtemp(prefix="ab-twins-"))
     plan = [(p, pairs_for(p, args.rule_set, arch, update, scratch, choices, algorithms, args.filter)) for p in problems]
     plan = [(p, pairs) for p, pairs in plan if pairs]

@@ -94,13 +94,17 @@ TAP_LOOPS = {
 # step by compare-and-subtract (no integer division in the loop; backward-data also finds each element's dY pixel
 # as its row's class pixel plus its lane's tap offset instead of dividing every element by the stride).
 K_WALKS = ("divide", "incremental")
-# How deep Triton software-pipelines the pixel loop of a backward-weight kernel without tensor cores (depthwise and
-# direct): "1" is a plain loop (each step's loads wait for memory); N > 1 walks it with tl.range(..., num_stages=N),
-# so the loads of the next N - 1 steps are in flight (cp.async into shared memory on sm_80+) while one step computes.
+# How deep Triton software-pipelines the innermost loop of a kernel without tensor cores (Triton pipelines the loads
+# of a loop only when they feed tl.dot or the loop asks for stages): "1" is a plain loop, each step's loads waiting
+# for memory; N > 1 walks it with tl.range(..., num_stages=N), so the loads of the next N - 1 steps are in flight
+# (cp.async copies into shared memory on sm_80+) while one step computes. The loops: the pixel loop of depthwise and
+# direct bwd_weight, the channel (filter) loop of direct fwd (bwd_data), the rolled tap-column loop of depthwise fwd
+# and bwd_data; unrolled taps have no loop.
 LOOP_STAGES = ("1", "2", "3", "4")
 CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES}
 TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
-PIXEL_LOOP_TEMPLATES = ("depthwise_bwd_weight.py.j2", "direct_bwd_weight.py.j2")
+PLAIN_LOOP_TEMPLATES = ("depthwise_bwd_weight.py.j2", "direct_bwd_weight.py.j2", "direct_fwd.py.j2",
+                        "direct_bwd_data.py.j2")
 
 
 def has_tap_loop(config: KernelConfig) -> bool:
@@ -152,21 +156,28 @@ def k_walk(config: KernelConfig) -> str:
     return "incremental"
 
 
-def has_pixel_loop(config: KernelConfig) -> bool:
-    """Whether config's template walks its pixels in a loop of plain loads (depthwise and direct bwd_weight), the loop
-    the loop_stages choice pipelines."""
-    return template_name(config) in PIXEL_LOOP_TEMPLATES
+def has_pipelinable_loop(config: KernelConfig, tap_loop_choice: str) -> bool:
+    """Whether config's template, with its taps walked as tap_loop_choice, has a loop of plain loads the loop_stages
+    choice pipelines (LOOP_STAGES' comment names them)."""
+    template = template_name(config)
+    return template in PLAIN_LOOP_TEMPLATES or (template in TAP_LOOP_TEMPLATES and tap_loop_choice != "unrolled")
 
 
 def loop_stages(config: KernelConfig) -> str:
-    """A plain pixel loop everywhere, until an A/B on the H100 says otherwise (bench/device_loop_stages.sh)."""
+    """Plain loops everywhere, until an A/B on the H100 says otherwise (bench/device_loop_stages.sh)."""
     return "1"
 
 
-def pixel_loop(start: str, end: str, stages: int, step: str = "") -> str:
-    """The header's iterable of a pixel loop: range(...) for one stage, tl.range(..., num_stages=N) for N."""
-    bounds = ", ".join(part for part in (start, end, step) if part)
+def plain_loop(bounds: str, stages: int) -> str:
+    """A loop header's iterable: range(bounds) for one stage, tl.range(bounds, num_stages=N) for N."""
     return f"range({bounds})" if stages == 1 else f"tl.range({bounds}, num_stages={stages})"
+
+
+def pipelined_tap_loop(header: str, stages: int) -> str:
+    """A rolled tap loop's header (TAP_LOOPS) with num_stages=N added for N > 1; unrolled headers stay as they are."""
+    if stages == 1 or not header.startswith("tl.range("):
+        return header
+    return f"{header[:-1]}, num_stages={stages})"
 
 
 def template_choices(config: KernelConfig) -> dict[str, str]:
@@ -195,10 +206,11 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         decided["tap_loop"] = "unrolled"
     if not has_flat_k_walk(config):
         decided["k_walk"] = "divide"
-    if not has_pixel_loop(config):
+    if not has_pipelinable_loop(config, decided["tap_loop"]):
         decided["loop_stages"] = "1"
     stages = int(decided["loop_stages"])
     tap_rows, tap_columns = TAP_LOOPS[decided["tap_loop"]]
+    tap_columns = pipelined_tap_loop(tap_columns, stages)
     pointers = _POINTERS[config.direction]
     tma_descriptor = {Direction.fwd: "w_desc", Direction.bwd_data: "w_desc", Direction.bwd_weight: "dy_desc"}
     operands = list(pointers)
@@ -250,8 +262,10 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "tap_loop": decided["tap_loop"],
         "k_walk": decided["k_walk"],
         "loop_stages": stages,
-        "tile_loop": pixel_loop("first", "last", stages),
-        "pixel_loop": pixel_loop("p_start", "p_end", stages, "BLOCK_P"),
+        "tile_loop": plain_loop("first, last", stages),
+        "pixel_loop": plain_loop("p_start, p_end, BLOCK_P", stages),
+        "channel_loop": plain_loop("C" if stages == 1 else "0, C", stages),
+        "filter_loop": plain_loop("K" if stages == 1 else "0, K", stages),
         "tap_rows": tap_rows,
         "tap_columns": tap_columns,
         "accumulator_shape": "(BLOCK_H * BLOCK_W, BLOCK_G, M, CPG)" if config.group_channels > 1 else

@@ -1,13 +1,14 @@
-"""The `loop_stages` template choice of the backward-weight pixel loops without tensor cores (depthwise, tiny groups,
-direct; generator/render.py): tl.range(..., num_stages=N) against float64 under the interpreter, where it applies,
-and what it changes in the sm_90 code (the loop's loads become cp.async copies into shared memory)."""
+"""The `loop_stages` template choice of the innermost loops without tensor cores (generator/render.py: the depthwise
+and direct bwd_weight pixel loops, the direct fwd / bwd_data channel loops, the rolled depthwise tap loops):
+tl.range(..., num_stages=N) against float64 under the interpreter, where it applies, and what it changes in the
+sm_90 code (the loop's loads become cp.async copies into shared memory)."""
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
 from gconv.ci.compile_check import ptx_counts
-from gconv.generator.render import Provenance, has_pixel_loop, render, template_choices
+from gconv.generator.render import Provenance, has_pipelinable_loop, render, template_choices
 from gconv.schemas import KernelConfig, Problem
 
 from interpreter_numerics import assert_source_matches_reference
@@ -24,7 +25,28 @@ CASES = [
                                                                      stride_h=2, pad_h=2, pad_w=1, dil_h=2)),
     ("bwd_weight_fp32_direct_p64c32_w4_v1_sk4", dict(N=3, G=5, C=3, K=2, Hi=9, Wi=11, Y=3, X=3, stride_h=2,
                                                       pad_h=1, pad_w=1)),
+    # The direct kernels' channel (filter) loops, and the rolled tap-column loops (7x7 tiny groups roll theirs).
+    ("fwd_fp32_direct_p64c32_w4_v1", dict(N=2, G=3, C=5, K=4, Hi=9, Wi=8, Y=3, X=3, stride_h=2, pad_h=1, pad_w=1)),
+    ("bwd_data_fp32_direct_p64c32_w4_v1", dict(N=2, G=3, C=4, K=5, Hi=9, Wi=8, Y=3, X=3, stride_w=2, pad_h=1,
+                                                pad_w=1)),
+    ("fwd_fp16_depthwise_t4x8c16_f7_m1_cpg4_w4_v8", dict(N=1, G=24, C=4, K=1, Hi=12, Wi=10, Y=7, X=7, stride_w=2,
+                                                          pad_h=3, pad_w=3)),
+    ("bwd_data_fp32_depthwise_t2x4c16_f7_m2_cpg2_w2_v1", dict(N=2, G=7, C=2, K=2, Hi=13, Wi=11, Y=7, X=7,
+                                                               stride_h=2, pad_h=3, pad_w=2, dil_w=2)),
 ]
+LOOPS = {  # the pipelined loop each case's source holds
+    "depthwise_t": "for tile in tl.range(first, last, num_stages=3):",
+    "bwd_weight_fp32_direct": "for p0 in tl.range(p_start, p_end, BLOCK_P, num_stages=3):",
+    "fwd_fp32_direct": "for c in tl.range(0, C, num_stages=3):",
+    "bwd_data_fp32_direct": "for k in tl.range(0, K, num_stages=3):",
+    "cpg": "for fx in tl.range(FILTER, loop_unroll_factor=1, num_stages=3):",
+}
+
+
+def _loop_of(name: str) -> str:
+    if name.startswith("bwd_weight") and "depthwise" in name:
+        return LOOPS["depthwise_t"]
+    return next(loop for key, loop in LOOPS.items() if key in name and key != "depthwise_t")
 
 
 def _source(name: str, stages: str) -> str:
@@ -35,8 +57,7 @@ def _source(name: str, stages: str) -> str:
 def test_pipelined_pixel_loop_matches_float64_reference(name, fields, tmp_path):
     config = KernelConfig.from_name(name)
     source = _source(name, "3")
-    loop = "tl.range(p_start, p_end, BLOCK_P, num_stages=3)" if "direct" in name else "tl.range(first, last, num_stages=3)"
-    assert source.count(loop) == 1 and " range(" not in source
+    assert source.count(_loop_of(name)) == 1 and source.count("num_stages=3") == 1
     path = tmp_path / f"{name}.py"
     path.write_text(source)
     problem = Problem(direction=config.direction, dtype=config.dtype, **{"C": 1, **fields})
@@ -46,26 +67,35 @@ def test_pipelined_pixel_loop_matches_float64_reference(name, fields, tmp_path):
 def test_one_stage_is_the_plain_loop_and_the_default():
     for name, _ in CASES:
         config = KernelConfig.from_name(name)
-        assert has_pixel_loop(config) and template_choices(config)["loop_stages"] == "1"
+        assert has_pipelinable_loop(config, template_choices(config)["tap_loop"])
+        assert template_choices(config)["loop_stages"] == "1"
         assert _source(name, "1") == render(config, PROVENANCE)
         assert "num_stages=" not in _source(name, "1")
 
 
-@pytest.mark.parametrize("name", ["fwd_bf16_depthwise_t4x8c32_f3_m1_w2_v8", "bwd_data_bf16_direct_p64c32_w4_v8",
-                                  "bwd_weight_bf16_igemm_m64n64k32_w4_s3_ms_g1_v8_mg1_sk1"])
-def test_templates_without_the_pixel_loop_ignore_the_choice(name):
-    assert not has_pixel_loop(KernelConfig.from_name(name))
+@pytest.mark.parametrize("name", ["fwd_bf16_depthwise_t4x8c32_f3_m1_w2_v8",  # unrolled taps: no loop
+                                  "fwd_bf16_depthwise_t4x16c32_f3_m1_sr1_w4_v8",  # sliding rows: not this choice's
+                                  "bwd_weight_bf16_igemm_m64n64k32_w4_s3_ms_g1_v8_mg1_sk1"])  # pipelined by tl.dot
+def test_templates_without_a_plain_loop_ignore_the_choice(name):
+    config = KernelConfig.from_name(name)
+    assert not has_pipelinable_loop(config, template_choices(config)["tap_loop"])
     assert _source(name, "3") == _source(name, "1")
 
 
-def test_pipelined_loop_copies_its_loads_asynchronously_on_sm_90(tmp_path):
-    name = "bwd_weight_bf16_depthwise_t4x8c32_f3_m1_w4_v8_sk16"
+ALIGNED = ("G", "sxn", "sxh", "sxw", "syn", "syh", "syw")  # as the JIT marks a channels_last problem of 16k channels
+
+
+@pytest.mark.parametrize("name, plain_vector_loads", [
+    ("bwd_weight_bf16_depthwise_t4x8c32_f3_m1_w4_v8_sk16", 4),  # one dy and three x tiles per step
+    ("fwd_bf16_depthwise_t4x16c16_f7_m4_cpg4_w4_v8", 4),  # a 7x7 tiny-group forward's rolled tap columns
+])
+def test_pipelined_loop_copies_its_loads_asynchronously_on_sm_90(name, plain_vector_loads, tmp_path):
     counts = {}
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
         for stages in ("1", "3"):
             path = tmp_path / f"{name}_{stages}.py"
             path.write_text(_source(name, stages))
-            counts[stages] = pool.submit(ptx_counts, path, "sm_90", ("G",)).result()
-    # One dy tile and three x tiles per step: 16-byte vector loads in the plain loop, cp.async copies when pipelined.
-    assert counts["1"]["ld.global.v4.b32"] == 4 and counts["1"]["cp.async.cg.shared.global"] == 0
+            counts[stages] = pool.submit(ptx_counts, path, "sm_90", ALIGNED).result()
+    # 16-byte vector loads in the plain loop; cp.async copies into shared memory when pipelined.
+    assert counts["1"]["ld.global.v4.b32"] == plain_vector_loads and counts["1"]["cp.async.cg.shared.global"] == 0
     assert counts["3"]["cp.async.cg.shared.global"] > 0 and counts["3"]["ld.global.v4.b32"] == 0
