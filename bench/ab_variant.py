@@ -190,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rule-set", default="default")
     parser.add_argument("--directions", nargs="+", default=[d.value for d in Direction])
     parser.add_argument("--min-channels", type=int, default=1, help="only problems with C and K per group >= this")
-    parser.add_argument("--max-channels", type=int, default=1 << 20, help="only problems with C and K per group <= this")
+    parser.add_argument("--max-channels", type=int, default=1 << 20,
+                        help="only problems with C and K per group <= this")
     parser.add_argument("--workers", type=int, default=16)
     parser.add_argument("--deadline-s", type=float, default=500.0, help="stop compiling at 60%% and timing at 100%%")
     parser.add_argument("--out", type=Path, required=True)

@@ -263,6 +263,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from gconv.heuristics.validation import (evaluate, model_ranker, plot_cdf, report_table, rule_ranker,
                                              worst_picks_table)
 
+    if args.worst < 0:
+        raise GconvError(f"--worst takes a count of picks, at least 0, got {args.worst}")
     measurements = read_measurements([Path(f) for f in args.measurements])
     if args.problems:
         keep = {p.key for p in read_problems(Path(args.problems))}

@@ -134,7 +134,8 @@ def worst_picks_table(reports: list[ValidationReport], count: int) -> str:
     for r in reports:
         for pick in sorted(r.picks, key=lambda p: (p.efficiency, p.problem))[:count]:
             rows.append([r.direction, r.selector, f"{100 * pick.efficiency:.1f}%", pick.problem,
-                         f"{pick.chosen} {1000 * pick.chosen_ms:.1f} us", f"{pick.oracle} {1000 * pick.oracle_ms:.1f} us"])
+                         f"{pick.chosen} {1000 * pick.chosen_ms:.1f} us",
+                         f"{pick.oracle} {1000 * pick.oracle_ms:.1f} us"])
     return table(["direction", "selector", "efficiency", "problem", "chosen", "oracle"], rows)
 
 

@@ -355,6 +355,11 @@ def test_cli_validate_lists_the_worst_picks_and_writes_every_pick(tmp_path, caps
         assert first[:3] == [report["direction"], report["selector"], f"{100 * report['efficiency_min']:.1f}%"]
 
 
+def test_cli_validate_refuses_a_negative_worst_count(capsys):
+    assert main(["validate", "--measurements", str(HELD_OUT), "--worst", "-1"]) == 2
+    assert capsys.readouterr().err == "error: --worst takes a count of picks, at least 0, got -1\n"
+
+
 def test_bad_measurement_files_are_refused_clearly(tmp_path):
     path = tmp_path / "m.csv"
     path.write_text("direction,dtype,kernel\nfwd,bf16,x\n")
