@@ -7,7 +7,8 @@
 # tl.range(..., num_stages=N): the depthwise / direct bwd_weight pixel loops, the direct fwd / bwd_data channel loops,
 # the rolled depthwise tap-column loops (5x5 / 7x7 tiny groups, large C/G = 1 bwd_data tiles); the next N - 1 steps'
 # loads become cp.async copies in flight (tests/test_loop_stages.py: float64 under the interpreter, cp.async in the
-# sm_90 code). bench/ab_variant.py times each such kernel against its twin with 3 stages on bf16 training problems
+# sm_90 code; all 240 bf16 twins of `default` compile for sm_90 on the CPU, at most 60 KB of shared memory).
+# bench/ab_variant.py times each such kernel against its twin with 3 stages on bf16 training problems
 # (kernels whose source the choice does not change make no twin). Score the rule "every kernel pipelined":
 #   python -m bench.ab_rule ab-depthwise-bwd_weight.csv    (and --keep-base EXPR for the kernels that lose)
 . bench/device_setup.sh
