@@ -46,6 +46,14 @@ CASES = [
     ("bwd_weight_fp16_depthwise_t8x8c16_f3_m1_cpg4_w4_v8_sk64", dict(N=3, G=24, C=4, K=1, Hi=12, Wi=9, Y=3, X=3,
                                                                       stride_h=2, stride_w=1, pad_h=2, pad_w=1,
                                                                       dil_h=2, dil_w=1)),
+    # Depthwise bwd_weight 4 x 16 and 8 x 8-pixel tiles of 4 warps (bench/results/depthwise-bwd-weight/): 7x7 with 112
+    # accumulator registers, 5x5 with a multiplier, cut by the image edge.
+    ("bwd_weight_fp16_depthwise_t4x16c32_f7_m1_w4_v8_sk16", dict(N=2, G=40, K=1, Hi=11, Wi=19, Y=7, X=7,
+                                                                  stride_h=1, stride_w=1, pad_h=3, pad_w=3,
+                                                                  dil_h=1, dil_w=1)),
+    ("bwd_weight_fp32_depthwise_t8x8c32_f5_m1_w4_v1_sk1", dict(N=2, G=35, K=1, Hi=13, Wi=10, Y=5, X=5,
+                                                                stride_h=2, stride_w=1, pad_h=2, pad_w=2,
+                                                                dil_h=1, dil_w=2)),
     # Sliding rows (_sr): row strides 1 and 2, multipliers, W stride and dilation, tiles cut by the image edge.
     ("fwd_fp32_depthwise_t4x8c16_f5_m1_sr1_w2_v1", dict(N=2, G=19, K=1, Hi=11, Wi=13, Y=5, X=5, stride_h=1,
                                                          stride_w=2, pad_h=2, pad_w=1, dil_h=1, dil_w=2)),
