@@ -1,7 +1,7 @@
 """Fair cross-validation of a margin against the vendor path: the ranker picks cuDNN only where its score beats the
 best instance's by more than the margin (heuristics/train.py chosen_index, as the runtime picks with a model's
-metadata vendor_margin; train.yaml holds the margins the models ship with). Training problems only (never held-out
-files).
+metadata vendor_margin; train.yaml holds the margins the models ship with), after the vendor classifier's shift where
+train.yaml gives the direction one (vendor_classifier). Training problems only (never held-out files).
 
     python -m bench.vendor_margin --measurements FILE.csv ... [--margins 0 0.25 0.5 1 2] [--fold-seeds 0 1 2]
 
@@ -23,17 +23,21 @@ from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
 from gconv.tables import table
 
 
-def cross_validate(tables, sibling_tables, config, margins, fold_seeds) -> dict[float, tuple[list[float], int]]:
-    """margin -> (per-problem efficiency over all folds and seeds, vendor picks)."""
+def cross_validate(tables, sibling_tables, config, margins, fold_seeds, weight: float = 0.0
+                   ) -> dict[float, tuple[list[float], int]]:
+    """margin -> (per-problem efficiency over all folds and seeds, vendor picks); with weight > 0 each fold's vendor
+    classifier (train.yaml vendor_classifier) shifts the vendor path's score too, as the shipped models do."""
     out = {margin: ([], 0) for margin in margins}
     for seed in fold_seeds:
         for training, held in T.cv_splits(tables, sibling_tables, config.cv_folds, seed):
             ranker = T.fit_ranker(training, config)
+            vendor = T.fit_vendor_classifier(training, config.vendor_classifier) if weight > 0 else None
             for i in held:
                 table_ = tables[i]
                 scores = ranker.predict(table_.features, num_threads=1)
+                shift = T.vendor_shift(vendor, table_, weight)
                 for margin in margins:
-                    chosen = T.chosen_index(-scores, table_.names, margin)
+                    chosen = T.chosen_index(-scores, table_.names, margin, shift)
                     efficiencies, picks = out[margin]
                     efficiencies.append(float(np.exp(table_.log_times.min() - table_.log_times[chosen])))
                     out[margin] = (efficiencies, picks + int(table_.names[chosen] == VENDOR_KERNEL))
@@ -54,8 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         tables = T.problem_tables(measurements, spec, config.target)
         sibling_tables = T.problem_tables(sibling, spec, config.target)
         fastest = sum(t.names[int(np.argmin(t.log_times))] == VENDOR_KERNEL for t in tables) / len(tables)
+        weight = config.vendor_weight_of(direction)
         for margin, (efficiencies, picks) in cross_validate(tables, sibling_tables, config, args.margins,
-                                                            args.fold_seeds).items():
+                                                            args.fold_seeds, weight).items():
             rows.append([f"{direction}/{dtype}", len(tables), f"{margin:g}", f"{100 * np.mean(efficiencies):.1f}%",
                          f"{100 * np.percentile(efficiencies, 10):.1f}%", f"{100 * fastest:.0f}%",
                          f"{100 * picks / len(efficiencies):.0f}%"])

@@ -148,6 +148,9 @@ def models_source(models: Path, arch: str) -> str:
                 ranker_forest = None if model.ranker is None else \
                     forest_of(model.ranker, f"{label} ranker", negate=True)
                 ranker = forest_lines(ranker_forest, f"{name}_ranker", out)
+                vendor_forest = None if model.vendor is None else \
+                    forest_of(model.vendor, f"{label} vendor classifier", negate=True)
+                vendor = forest_lines(vendor_forest, f"{name}_vendor", out)
             except ValueError as error:
                 raise SystemExit(str(error)) from None
             pool = pool_names(model)
@@ -156,7 +159,8 @@ def models_source(models: Path, arch: str) -> str:
             target = model.metadata.target
             entries.append(f'    {{{ENUMS["direction"].index(direction)}, {ENUMS["dtype"].index(dtype)}, '
                            f'"{label}", {model.metadata.feature_version}, {TARGETS.index(target)}, "{target}", '
-                           f'{regressor}, {ranker}, {len(pool)}, {name}_pool, {model.metadata.vendor_margin!r}}},')
+                           f'{regressor}, {ranker}, {len(pool)}, {name}_pool, {model.metadata.vendor_margin!r}, '
+                           f'{vendor}, {model.metadata.vendor_weight!r}}},')
     out += notes + ([""] if notes else [])
     out.append(f"const size_t gconv_model_count = {len(entries)};")
     out.append(f"const gconv_model gconv_models[{max(1, len(entries))}] = {{")

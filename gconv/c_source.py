@@ -137,14 +137,15 @@ def _flatten_tree(tree: dict, label: str) -> tuple[list[tuple], list[float], int
 
 
 def forest_of(booster, label: str, *, negate: bool = False) -> Forest:
-    """A LightGBM booster's trees (a SelectionModel's regressor or ranker), flattened; ValueError for what the C
-    evaluator cannot sum (another objective, categorical splits). negate: every leaf value negated (a ranker's, so
-    that its sum is exactly minus Booster.predict: a cost the C search minimises, as it does predicted times)."""
+    """A LightGBM booster's trees (a SelectionModel's regressor, ranker or vendor classifier), flattened; ValueError
+    for what the C evaluator cannot sum (another objective, categorical splits). negate: every leaf value negated (a
+    ranker's, so that its sum is exactly minus Booster.predict: a cost the C search minimises, as it does predicted
+    times). A binary classifier's sum is its raw score, the log-odds (Booster.predict(raw_score=True))."""
     dump = booster.dump_model()
     if (dump["num_class"], dump["num_tree_per_iteration"], dump["average_output"]) != (1, 1, False) or \
-            dump["objective"].split()[0] not in ("regression", "lambdarank") or "sqrt" in dump["objective"]:
+            dump["objective"].split()[0] not in ("regression", "lambdarank", "binary") or "sqrt" in dump["objective"]:
         raise ValueError(f"model {label}: objective {dump['objective']!r} with {dump['num_class']} classes; "
-                         "the C evaluator sums plain regression or lambdarank trees")
+                         "the C evaluator sums plain regression, lambdarank or binary trees")
     trees = dump["tree_info"]
     if len(trees) != booster.num_trees():
         raise ValueError(f"model {label}: dump_model gives {len(trees)} trees, the booster predicts with "

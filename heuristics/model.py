@@ -7,12 +7,12 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from gconv.errors import GconvError
 from gconv.paths import REPO_ROOT
 from gconv.runtime.registry import VENDOR_KERNEL
-from gconv.schemas import ArchSpec, DType, KernelConfig, Problem
+from gconv.schemas import ArchSpec, Direction, DType, KernelConfig, Problem
 
 from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix, vendor_row
 from .target import Target, scale_ms
@@ -20,6 +20,7 @@ from .target import Target, scale_ms
 MODELS_DIR = REPO_ROOT / "heuristics" / "models"
 MODEL_FILE = "model.txt"
 RANKER_FILE = "ranker.txt"
+VENDOR_FILE = "vendor.txt"
 METADATA_FILE = "metadata.json"
 
 
@@ -36,6 +37,41 @@ class RankingConfig(BaseModel):
     label_step: float = Field(0.1, gt=0)
     label_levels: int = Field(20, ge=1, le=30)
     num_boost_round: int = Field(60, ge=1)
+
+
+def not_negative_per_direction(values: dict[Direction, float], what: str, unit: str) -> dict[Direction, float]:
+    """A pydantic validator's check of per-direction values (vendor margins, classifier weights): each at least 0."""
+    for direction, value in values.items():
+        if value < 0:
+            raise ValueError(f"{what} of {direction.value} is {value}: a {unit} is at least 0")
+    return values
+
+
+class VendorClassifierConfig(BaseModel):
+    """A binary LightGBM model of "the vendor path beats every instance" from the vendor row's features (the
+    problem's), each training problem weighted by |log time gap| + gap_floor; its log-odds, times the direction's
+    weight, raise the vendor path's score beside the ranker's (heuristics/train.py, VENDOR_FILE)."""
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    weight: dict[Direction, float] = {}  # directions not named: 0, no classifier
+    num_boost_round: int = Field(80, ge=1)
+    num_leaves: int = Field(15, ge=2)
+    learning_rate: float = Field(0.1, gt=0)
+    min_data_in_leaf: int = Field(10, ge=1)
+    gap_floor: float = Field(0.05, gt=0)
+
+    @field_validator("weight")
+    @classmethod
+    def _weights_not_negative(cls, weights: dict[Direction, float]) -> dict[Direction, float]:
+        return not_negative_per_direction(weights, "vendor_classifier weight", "weight")
+
+    def weight_of(self, direction: str) -> float:
+        return self.weight.get(Direction(direction), 0.0)
+
+    def lightgbm_params(self) -> dict:
+        return {"objective": "binary", "num_leaves": self.num_leaves, "learning_rate": self.learning_rate,
+                "min_data_in_leaf": self.min_data_in_leaf, "verbosity": -1, "num_threads": 0, "deterministic": True,
+                "force_row_wise": True, "seed": 1}
 
 
 class ModelMetadata(BaseModel):
@@ -67,6 +103,9 @@ class ModelMetadata(BaseModel):
     # The vendor path's choice key is exp(vendor_margin) times its model's (train.yaml vendor_margin): it is chosen
     # only where it beats the best instance by more than the margin, in the choosing forest's log units.
     vendor_margin: float = Field(0.0, ge=0)
+    # The vendor classifier (VENDOR_FILE, VendorClassifierConfig): the vendor path's choice key is also
+    # exp(-vendor_weight * its log-odds) times its model's; 0: no classifier.
+    vendor_weight: float = Field(0.0, ge=0)
 
     @staticmethod
     def today() -> str:
@@ -98,8 +137,9 @@ class SelectionModel:
     booster: the regressor (predicted time); ranker: the LambdaRank model that chooses (higher score, faster kernel),
     when trained (metadata.ranking), else None and the regressor chooses."""
 
-    def __init__(self, booster, metadata: ModelMetadata, path: Path, label: str | None = None, ranker=None):
-        self.booster, self.metadata, self.path, self.ranker = booster, metadata, path, ranker
+    def __init__(self, booster, metadata: ModelMetadata, path: Path, label: str | None = None, ranker=None,
+                 vendor=None):
+        self.booster, self.metadata, self.path, self.ranker, self.vendor = booster, metadata, path, ranker, vendor
         # e.g. sm_90/fwd_bf16, as select() reasons name it ("sm_90/fwd_bf16 used for fp16" for a stand-in)
         self.label = label or f"{path.parent.name}/{path.name}"
         self._pool = frozenset(metadata.kernel_pool)
@@ -109,7 +149,7 @@ class SelectionModel:
         pool = sorted(as_dtype(name, dtype) for name in self.metadata.kernel_pool)
         metadata = self.metadata.model_copy(update={"dtype": dtype, "kernel_pool": pool})
         return SelectionModel(self.booster, metadata, self.path, label=f"{self.label} used for {dtype}",
-                              ranker=self.ranker)
+                              ranker=self.ranker, vendor=self.vendor)
 
     def knows(self, kernel: str) -> bool:
         """Whether the model was trained on the kernel (metadata.kernel_pool: measured in its own dtype's rows or its
@@ -134,6 +174,8 @@ class SelectionModel:
             raise ModelError(f"model {path}: {METADATA_FILE} is invalid: {error.errors()[0]['msg']}") from None
         if metadata.ranking is not None and not (path / RANKER_FILE).exists():
             raise ModelError(f"model {path}: {RANKER_FILE} is missing ({METADATA_FILE} says it was trained)")
+        if metadata.vendor_weight > 0 and not (path / VENDOR_FILE).exists():
+            raise ModelError(f"model {path}: {VENDOR_FILE} is missing ({METADATA_FILE} gives it a weight)")
         expected = {"direction": direction, "dtype": dtype, "arch": arch}
         for key, value in expected.items():
             if getattr(metadata, key) != value:
@@ -143,7 +185,8 @@ class SelectionModel:
                              f"version {FEATURE_VERSION}: retrain it with 'gconv train'")
         booster = _read_booster(path, MODEL_FILE)
         ranker = _read_booster(path, RANKER_FILE) if metadata.ranking is not None else None
-        return cls(booster, metadata, path, ranker=ranker)
+        vendor = _read_booster(path, VENDOR_FILE) if metadata.vendor_weight > 0 else None
+        return cls(booster, metadata, path, ranker=ranker, vendor=vendor)
 
     def predict_ms(self, problem: Problem, candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec
                    ) -> np.ndarray:
@@ -161,9 +204,14 @@ class SelectionModel:
         return float(self._rows_ms(problem, vendor_row(problem)[None, :], arch)[0])
 
     def vendor_key(self, problem: Problem, arch: ArchSpec) -> float:
-        """choice_keys of the vendor path, times exp(metadata.vendor_margin) (capi/src/model.c the same)."""
-        key = float(self._rows_keys(problem, vendor_row(problem)[None, :], arch)[0])
-        return key * math.exp(self.metadata.vendor_margin)
+        """choice_keys of the vendor path, times exp(metadata.vendor_margin), times exp(-vendor_weight * the vendor
+        classifier's log-odds) when there is one (capi/src/model.c the same, bit for bit)."""
+        row = vendor_row(problem)[None, :]
+        key = float(self._rows_keys(problem, row, arch)[0]) * math.exp(self.metadata.vendor_margin)
+        if self.vendor is None:
+            return key
+        return key * math.exp(-(self.metadata.vendor_weight * float(self.vendor.predict(row, raw_score=True,
+                                                                                        num_threads=1)[0])))
 
     def _rows_ms(self, problem: Problem, features: np.ndarray, arch: ArchSpec) -> np.ndarray:
         scale = scale_ms(self.metadata.target, problem, features, arch)

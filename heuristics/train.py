@@ -23,7 +23,8 @@ from gconv.schemas import ArchSpec, Direction, KernelConfig
 
 from .dataset import ProblemMeasurements, runs_as
 from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix, vendor_row
-from .model import METADATA_FILE, MODEL_FILE, RANKER_FILE, ModelMetadata, RankingConfig, as_dtype
+from .model import (METADATA_FILE, MODEL_FILE, RANKER_FILE, VENDOR_FILE, ModelMetadata, RankingConfig,
+                    VendorClassifierConfig, as_dtype, not_negative_per_direction)
 from .target import Target, scale_ms
 
 DEFAULT_CONFIG = Path(__file__).with_name("train.yaml")
@@ -52,17 +53,19 @@ class TrainConfig(BaseModel):
     # this (in log-key units: the ranker's score, or log predicted time without a ranker); written into each model's
     # metadata (ModelMetadata.vendor_margin). Directions not named: 0.
     vendor_margin: dict[Direction, float] = {}
+    # A classifier of the vendor path beside the ranker (model.py VendorClassifierConfig); None: none.
+    vendor_classifier: VendorClassifierConfig | None = None
 
     @field_validator("vendor_margin")
     @classmethod
     def _margins_not_negative(cls, margins: dict[Direction, float]) -> dict[Direction, float]:
-        for direction, margin in margins.items():
-            if margin < 0:
-                raise ValueError(f"vendor_margin of {direction.value} is {margin}: a margin is at least 0")
-        return margins
+        return not_negative_per_direction(margins, "vendor_margin", "margin")
 
     def vendor_margin_of(self, direction: str) -> float:
         return self.vendor_margin.get(Direction(direction), 0.0)
+
+    def vendor_weight_of(self, direction: str) -> float:
+        return 0.0 if self.vendor_classifier is None else self.vendor_classifier.weight_of(direction)
 
     @classmethod
     def load(cls, path: Path = DEFAULT_CONFIG) -> "TrainConfig":
@@ -70,7 +73,7 @@ class TrainConfig(BaseModel):
 
     def lightgbm_params(self) -> dict:
         params = self.model_dump(exclude={"num_boost_round", "cv_folds", "target", "near_best_weight",
-                                          "near_best_scale", "ranking", "vendor_margin"})
+                                          "near_best_scale", "ranking", "vendor_margin", "vendor_classifier"})
         return {**params, "verbosity": -1, "num_threads": 0, "deterministic": True, "force_row_wise": True}
 
 
@@ -155,23 +158,62 @@ def fit_ranker(tables: list[ProblemTable], config: TrainConfig):
     return lightgbm.train(params, data, num_boost_round=ranking.num_boost_round)
 
 
-def selection_efficiency(booster, tables: list[ProblemTable], *, ranker: bool = False, vendor_margin: float = 0.0
-                         ) -> list[float]:
+def selection_efficiency(booster, tables: list[ProblemTable], *, ranker: bool = False, vendor_margin: float = 0.0,
+                         vendor=None, vendor_weight: float = 0.0) -> list[float]:
     """Per problem: oracle time / time of the kernel the model picks (a ranker's highest score, a regressor's least
-    predicted log time; the vendor path's raised by vendor_margin)."""
+    predicted log time; the vendor path's raised by vendor_margin, and lowered by vendor_weight times the vendor
+    classifier's log-odds when there is one)."""
     efficiencies = []
     for table in tables:
         predicted = booster.predict(table.features, num_threads=1)
-        chosen = chosen_index(-predicted if ranker else predicted + table.log_scale, table.names, vendor_margin)
+        shift = vendor_shift(vendor, table, vendor_weight)
+        chosen = chosen_index(-predicted if ranker else predicted + table.log_scale, table.names, vendor_margin, shift)
         efficiencies.append(float(np.exp(table.log_times.min() - table.log_times[chosen])))
     return efficiencies
 
 
-def chosen_index(log_keys: np.ndarray, names: list[str], vendor_margin: float) -> int:
-    """The candidate a selection takes: the least log choice key, the vendor path's raised by vendor_margin (the
-    runtime's SelectionModel.vendor_key, exp(margin) times the key)."""
+def chosen_index(log_keys: np.ndarray, names: list[str], vendor_margin: float, vendor_shift: float = 0.0) -> int:
+    """The candidate a selection takes: the least log choice key, the vendor path's raised by vendor_margin and
+    lowered by vendor_shift (the runtime's SelectionModel.vendor_key: exp(margin) x exp(-shift) times the key)."""
     vendor = np.array([name == VENDOR_KERNEL for name in names])
-    return int(np.argmin(np.where(vendor, log_keys + vendor_margin, log_keys)))
+    return int(np.argmin(np.where(vendor, log_keys + vendor_margin - vendor_shift, log_keys)))
+
+
+def vendor_examples(tables: list[ProblemTable], floor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The vendor classifier's training set: each problem with a vendor row gives its features, the label "the
+    vendor path beats every instance" and the weight |log time gap| + floor."""
+    rows, labels, weights = [], [], []
+    for table in tables:
+        if VENDOR_KERNEL not in table.names:
+            continue
+        vendor = table.names.index(VENDOR_KERNEL)
+        instances = np.delete(table.log_times, vendor)
+        if instances.size == 0:
+            continue
+        gap = float(instances.min() - table.log_times[vendor])
+        rows.append(table.features[vendor])
+        labels.append(int(gap > 0))
+        weights.append(abs(gap) + floor)
+    return np.array(rows).reshape(-1, len(FEATURE_NAMES)), np.array(labels), np.array(weights)
+
+
+def fit_vendor_classifier(tables: list[ProblemTable], config: VendorClassifierConfig):
+    """The vendor classifier on tables (vendor_examples), or None where they hold one class only (or none)."""
+    import lightgbm
+
+    rows, labels, weights = vendor_examples(tables, config.gap_floor)
+    if len(set(labels.tolist())) < 2:
+        return None
+    data = lightgbm.Dataset(rows, labels, weight=weights, feature_name=FEATURE_NAMES, free_raw_data=False)
+    return lightgbm.train(config.lightgbm_params(), data, num_boost_round=config.num_boost_round)
+
+
+def vendor_shift(vendor, table: ProblemTable, weight: float) -> float:
+    """weight x the vendor classifier's log-odds for the table's problem (0 without a classifier or a vendor row)."""
+    if vendor is None or weight == 0 or VENDOR_KERNEL not in table.names:
+        return 0.0
+    row = table.features[table.names.index(VENDOR_KERNEL)][None, :]
+    return weight * float(vendor.predict(row, raw_score=True, num_threads=1)[0])
 
 
 def kernel_pool(tables: list[ProblemTable], sibling_tables: list[ProblemTable], dtype: str) -> list[str]:
@@ -203,15 +245,17 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
     spec = load_arch_spec(arch)
     tables = problem_tables(measurements, spec, config.target)
     sibling_tables = problem_tables(sibling, spec, config.target)
-    margin = config.vendor_margin_of(direction)
+    margin, weight = config.vendor_margin_of(direction), config.vendor_weight_of(direction)
+    classify = (lambda tables_: fit_vendor_classifier(tables_, config.vendor_classifier)) if weight > 0 else \
+        (lambda tables_: None)
     fold_efficiency, regressor_efficiency, fold_rmse = [], [], []
     for training, held in cv_splits(tables, sibling_tables, config.cv_folds, config.seed):
         booster = fit(training, config)
         test = [tables[i] for i in held]
-        regressor_efficiency += selection_efficiency(booster, test, vendor_margin=margin)
-        fold_efficiency += selection_efficiency(fit_ranker(training, config), test, ranker=True,
-                                                vendor_margin=margin) if config.ranking \
-            else regressor_efficiency[-len(test):]
+        vendor = dict(vendor_margin=margin, vendor=classify(training), vendor_weight=weight)
+        regressor_efficiency += selection_efficiency(booster, test, **vendor)
+        fold_efficiency += selection_efficiency(fit_ranker(training, config), test, ranker=True, **vendor) \
+            if config.ranking else regressor_efficiency[-len(test):]
         errors = np.concatenate([booster.predict(t.features, num_threads=1) - t.targets for t in test])
         fold_rmse.append(float(np.sqrt(np.mean(errors ** 2))))
     booster = fit(tables + sibling_tables, config)
@@ -222,6 +266,12 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
         fit_ranker(tables + sibling_tables, config).save_model(str(ranker_path))
     elif ranker_path.exists():
         ranker_path.unlink()  # a ranker of an earlier training would otherwise outlive its metadata
+    vendor_classifier = classify(tables + sibling_tables)
+    vendor_path = out / VENDOR_FILE
+    if vendor_classifier is not None:
+        vendor_classifier.save_model(str(vendor_path))
+    elif vendor_path.exists():
+        vendor_path.unlink()
     digest = hashlib.sha256()
     for path in sorted(data_files):
         digest.update(Path(path).read_bytes())
@@ -233,7 +283,7 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
         sibling_problems=len(sibling_tables), cv_folds=config.cv_folds,
         cv_metrics={"rmse_log_time": round(float(np.mean(fold_rmse)), 4), **_summary(fold_efficiency),
                     **(_summary(regressor_efficiency, "regressor_") if config.ranking else {})},
-        ranking=config.ranking, vendor_margin=margin,
+        ranking=config.ranking, vendor_margin=margin, vendor_weight=weight if vendor_classifier is not None else 0.0,
         params=config.lightgbm_params() | config.model_dump(include={"seed", "near_best_weight", "near_best_scale"}),
         num_boost_round=config.num_boost_round,
         lightgbm_version=lightgbm.__version__, created=ModelMetadata.today())

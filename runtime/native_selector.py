@@ -76,7 +76,7 @@ class CModel(ctypes.Structure):
                 ("feature_version", ctypes.c_int), ("target", ctypes.c_int), ("target_name", ctypes.c_char_p),
                 ("regressor", CForest), ("ranker", CForest),
                 ("pool_size", ctypes.c_int32), ("pool", ctypes.POINTER(ctypes.c_char_p)),
-                ("vendor_margin", ctypes.c_double)]
+                ("vendor_margin", ctypes.c_double), ("vendor", CForest), ("vendor_weight", ctypes.c_double)]
 
 
 def _forest_struct(forest) -> tuple:
@@ -209,6 +209,8 @@ class NativeSelector:
                 regressor = _forest_struct(forest_of(model.booster, model.label))
                 ranker = _forest_struct(None if model.ranker is None else
                                         forest_of(model.ranker, f"{model.label} ranker", negate=True))
+                vendor = _forest_struct(None if model.vendor is None else
+                                        forest_of(model.vendor, f"{model.label} vendor classifier", negate=True))
             except ValueError:
                 cached = self._models[id(model)] = (model, None)
             else:
@@ -218,8 +220,8 @@ class NativeSelector:
                 struct = CModel(DIRECTIONS.index(Direction(meta.direction)), DTYPES.index(DType(meta.dtype)),
                                 model.label.encode(), meta.feature_version, TARGETS.index(meta.target),
                                 meta.target.encode(), regressor[0], ranker[0], len(names), pool,
-                                meta.vendor_margin)
-                cached = self._models[id(model)] = (model, struct, regressor, ranker, pool)
+                                meta.vendor_margin, vendor[0], meta.vendor_weight)
+                cached = self._models[id(model)] = (model, struct, regressor, ranker, vendor, pool)
         return cached[1]
 
     def choose(self, problem: Problem, pool: tuple[RegistryEntry, ...], model=None, vendor: bool = False

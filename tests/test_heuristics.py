@@ -1,6 +1,7 @@
 """Feature engine, training, model files, model-based selection and the validation maths."""
 import hashlib
 import json
+import math
 import shutil
 import statistics
 import time
@@ -237,6 +238,40 @@ def test_a_ranker_trains_beside_the_regressor_and_chooses(split, trained, tmp_pa
     assert plain.ranker is None and plain.choosing_forest is plain.booster
 
 
+def test_a_vendor_classifier_trains_beside_the_ranker_and_moves_the_vendor_key(split, tmp_path):
+    """train.yaml `vendor_classifier`: a binary model of "cuDNN beats every instance" is saved as vendor.txt with its
+    weight in the metadata; the vendor key is the ranker's times exp(margin) times exp(-weight x log-odds); without
+    vendor.txt the model is refused; retrained without it, the directory loses vendor.txt."""
+    from gconv.heuristics.model import RankingConfig, VendorClassifierConfig
+    from gconv.heuristics.features import vendor_row
+
+    out = tmp_path / "fwd_bf16"
+    classifier = VendorClassifierConfig(weight={"fwd": 0.5}, num_boost_round=10, min_data_in_leaf=2)
+    config = SMALL_CONFIG.model_copy(update={"ranking": RankingConfig(num_boost_round=20),
+                                             "vendor_classifier": classifier, "vendor_margin": {"fwd": 0.25}})
+    metadata = train(split[0], direction="fwd", dtype="bf16", arch="sm_90", out=out, data_files=[SAMPLE],
+                     rule_sets=["default"], config=config)
+    assert (metadata.vendor_weight, metadata.vendor_margin) == (0.5, 0.25)
+    assert sorted(p.name for p in out.iterdir()) == ["metadata.json", "model.txt", "ranker.txt", "vendor.txt"]
+    model = SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90")
+    assert model.vendor.num_trees() == 10
+    problem = Problem(direction="fwd", dtype="bf16", N=8, G=2, C=64, K=64, Hi=28, Wi=28, Y=3, X=3, pad_h=1, pad_w=1)
+    row = vendor_row(problem)[None, :]
+    log_odds = float(model.vendor.predict(row, raw_score=True)[0])
+    assert log_odds != 0.0
+    expected = float(np.exp(-model.ranker.predict(row))[0]) * math.exp(0.25) * math.exp(-(0.5 * log_odds))
+    assert model.vendor_key(problem, load_arch_spec("sm_90")) == expected
+
+    (out / "vendor.txt").rename(tmp_path / "vendor.txt")
+    with pytest.raises(ModelError, match=r"^model .*fwd_bf16: vendor.txt is missing \(metadata.json gives it a "
+                                         r"weight\)$"):
+        SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90")
+    again = train(split[0], direction="fwd", dtype="bf16", arch="sm_90", out=out, data_files=[SAMPLE],
+                  rule_sets=["default"], config=SMALL_CONFIG)
+    assert again.vendor_weight == 0.0 and not (out / "vendor.txt").exists()
+    assert SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90").vendor is None
+
+
 @pytest.fixture
 def models_root(monkeypatch, trained):
     monkeypatch.setattr(model_module, "MODELS_DIR", trained[0])
@@ -426,8 +461,11 @@ def test_checked_in_models_are_reproducible_from_the_checked_in_data(direction, 
     assert again.sibling_problems == shipped.metadata.sibling_problems
     assert again.cv_metrics == shipped.metadata.cv_metrics and again.kernel_pool == shipped.metadata.kernel_pool
     assert again.vendor_margin == shipped.metadata.vendor_margin == TrainConfig.load().vendor_margin_of(direction)
+    assert again.vendor_weight == shipped.metadata.vendor_weight == TrainConfig.load().vendor_weight_of(direction)
     retrained = SelectionModel.load(out, direction=direction, dtype=dtype, arch="sm_90")
     arch = load_arch_spec("sm_90")
+    problem = read_measurements([HELD_OUT]).popitem()[1].problem.model_copy(update={"direction": direction})
+    assert retrained.vendor_key(problem, arch) == shipped.vendor_key(problem, arch)  # the classifier too
     for m in list(read_measurements([HELD_OUT]).values())[:6]:
         if m.problem.direction.value == direction:
             problem = m.problem.model_copy(update={"dtype": m.problem.dtype.__class__(dtype)})

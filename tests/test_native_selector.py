@@ -80,6 +80,29 @@ def test_a_vendor_margin_takes_picks_from_the_vendor_path_in_c_as_in_python(sele
     assert vendor_picks[0.0] > vendor_picks[1.0], vendor_picks
 
 
+def test_the_vendor_classifier_moves_picks_in_c_as_in_python(selector):
+    """metadata.vendor_weight: the vendor path's key is also exp(-weight x the classifier's log-odds) times, in C (its
+    leaves negated, in the pruned search and the plain loop) as in Python; the classifier changes picks, so the
+    agreement is not vacuous (it fails if C ignores the classifier)."""
+    problems = [p for p in seeded_problems(62, 240, ("bf16",)) if p.direction.value == "bwd_weight"]
+    shipped = _model(problems[0])
+    assert shipped.vendor is not None and shipped.metadata.vendor_weight > 0
+    chosen = {}
+    for weight in (0.0, 2.0):
+        model = SelectionModel(shipped.booster, shipped.metadata.model_copy(update={"vendor_weight": weight}),
+                               shipped.path, label=f"{shipped.label} weight {weight}", ranker=shipped.ranker,
+                               vendor=shipped.vendor if weight else None)
+        names = []
+        for problem in problems:
+            python = selection.python_best(problem, "default", ARCH, model, vendor=True)
+            c = selection.native_best(selector, problem, "default", ARCH, model, vendor=True)
+            assert (c.candidate.name, c.count) == (python.candidate.name, python.count), (weight, problem.key)
+            assert c.key == pytest.approx(python.key, rel=1e-12), (weight, problem.key)
+            names.append(python.candidate.name)
+        chosen[weight] = names
+    assert sum(a != b for a, b in zip(chosen[0.0], chosen[2.0])) >= 3
+
+
 def test_select_reports_the_same_choice_either_way(selector, monkeypatch):
     problems = seeded_problems(21, 60, ("bf16", "fp16"))
     selection.clear_cache()

@@ -28,3 +28,25 @@ def test_margins_are_per_direction_and_not_negative():
         TrainConfig.model_validate({"vendor_margin": {"bwd_data": -0.1}})
     with pytest.raises(ValidationError, match="Input should be 'fwd', 'bwd_data' or 'bwd_weight'"):
         TrainConfig.model_validate({"vendor_margin": {"bwd": 0.5}})
+
+
+def test_a_vendor_shift_lowers_only_the_vendor_rows_key():
+    scores = np.array([1.0, 2.0, 1.8])
+    assert chosen_index(-scores, NAMES, 0.0) == 1
+    assert chosen_index(-scores, NAMES, 0.0, vendor_shift=0.3) == 2  # the classifier's log-odds x weight
+    assert chosen_index(-scores, NAMES, 0.5, vendor_shift=0.8) == 2 and chosen_index(-scores, NAMES, 0.5, 0.5) == 1
+
+
+def test_vendor_classifier_weights_are_per_direction_and_not_negative():
+    import pytest
+    from pydantic import ValidationError
+
+    from gconv.heuristics.train import TrainConfig
+
+    config = TrainConfig.model_validate({"vendor_classifier": {"weight": {"fwd": 0.5}}})
+    assert (config.vendor_weight_of("fwd"), config.vendor_weight_of("bwd_weight")) == (0.5, 0.0)
+    assert TrainConfig().vendor_weight_of("fwd") == 0.0 and "vendor_classifier" not in config.lightgbm_params()
+    with pytest.raises(ValidationError, match="vendor_classifier weight of fwd is -1.0: a weight is at least 0"):
+        TrainConfig.model_validate({"vendor_classifier": {"weight": {"fwd": -1.0}}})
+    with pytest.raises(ValidationError, match="Extra inputs are not permitted"):
+        TrainConfig.model_validate({"vendor_classifier": {"weights": {"fwd": 0.5}}})

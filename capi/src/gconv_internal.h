@@ -84,6 +84,8 @@ typedef struct gconv_model {
     int32_t pool_size;       /* the kernels it was trained on (metadata.json kernel_pool), sorted by strcmp: it */
     const char *const *pool; /* scores only these; a selection skips the others */
     double vendor_margin;    /* metadata.json vendor_margin: the vendor path's choice key is exp(it) times the forest's */
+    gconv_forest vendor;     /* the vendor classifier (vendor.txt), leaves negated: its sum is minus the log-odds; */
+    double vendor_weight;    /* the vendor key is also exp(vendor_weight x that sum) times; 0 trees: none */
 } gconv_model;
 
 extern const size_t gconv_model_count;

@@ -322,10 +322,16 @@ double gconv_model_vendor_ms(const gconv_model *m, const gconv_prob *p) {
     return row_ms(m, p, features, NULL);
 }
 
+/* heuristics/model.py vendor_key's last factor: exp(-vendor_weight x the classifier's log-odds) for the vendor row
+ * (its leaves are negated, so the sum is minus the log-odds); 1 without a classifier. */
+static double vendor_odds_factor(const gconv_model *m, const double features[GCONV_FEATURE_COUNT]) {
+    return m->vendor.trees == 0 ? 1.0 : exp(m->vendor_weight * forest_raw(&m->vendor, features));
+}
+
 double gconv_model_vendor_key(const gconv_model *m, const gconv_prob *p) {
     double features[GCONV_FEATURE_COUNT];
     gconv_vendor_features(p, features);
-    return row_key(m, p, features) * exp(m->vendor_margin);
+    return row_key(m, p, features) * exp(m->vendor_margin) * vendor_odds_factor(m, features);
 }
 
 /* The least leaf a subtree can give any candidate of the problem whose row is row: a split on a problem feature (the
@@ -372,10 +378,11 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
         free(order);
         return n;
     }
-    double *scales = rest + trees + 1, vendor_factor = exp(model->vendor_margin);
+    double *scales = rest + trees + 1, vendor_factor = exp(model->vendor_margin), vendor_odds = 1.0;
     for (size_t i = 0; i < n; i++) {
         double *row = rows + i * GCONV_FEATURE_COUNT;
         scales[i] = ranked ? 1.0 : target_scale_ms(model, p, row);
+        if (row[GCONV_FEATURE_VENDOR] == 1.0) vendor_odds = vendor_odds_factor(model, row); /* one vendor row */
         model_row(m, row, row);
     }
     rest[trees] = 0.0; /* rest[t]: the least the trees t.. can add */
@@ -391,14 +398,16 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
     for (size_t k = 0; k < n; k++) {
         size_t i = order[k].row;
         const double *row = rows + i * GCONV_FEATURE_COUNT;
-        const double factor = row[GCONV_FEATURE_VENDOR] == 1.0 ? vendor_factor : 1.0;
-        double limit = best < n ? log(*key / (scales[i] * factor)) + BOUND_MARGIN : INFINITY, sum = order[k].sum;
+        const int vendor = row[GCONV_FEATURE_VENDOR] == 1.0;
+        const double factor = vendor ? vendor_factor : 1.0, odds = vendor ? vendor_odds : 1.0;
+        double limit = best < n ? log(*key / (scales[i] * factor * odds)) + BOUND_MARGIN : INFINITY;
+        double sum = order[k].sum;
         if (isnan(limit)) limit = INFINITY;
         int32_t t = ordering;
         for (; t < trees && sum + rest[t] <= limit; t++) sum += tree_value(m, t, row);
         *walks += t - ordering;
         if (t < trees) continue; /* cannot beat the best */
-        double candidate_key = exp(sum) * scales[i] * factor;
+        double candidate_key = exp(sum) * scales[i] * factor * odds;
         if (best == n || candidate_key < *key || (candidate_key == *key && strcmp(names[i], names[best]) < 0)) {
             best = i;
             *key = candidate_key;
