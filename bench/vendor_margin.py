@@ -23,15 +23,16 @@ from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
 from gconv.tables import table
 
 
-def cross_validate(tables, sibling_tables, config, margins, fold_seeds, weight: float = 0.0
+def cross_validate(tables, sibling_tables, config, margins, fold_seeds, direction: str
                    ) -> dict[float, tuple[list[float], int]]:
-    """margin -> (per-problem efficiency over all folds and seeds, vendor picks); with weight > 0 each fold's vendor
-    classifier (train.yaml vendor_classifier) shifts the vendor path's score too, as the shipped models do."""
+    """margin -> (per-problem efficiency over all folds and seeds, vendor picks); where train.yaml weighs the
+    direction's vendor classifier, each fold's shifts the vendor path's score too, as the shipped models do."""
+    weight, classifier = config.vendor_weight_of(direction), config.vendor_classifier_of(direction)
     out = {margin: ([], 0) for margin in margins}
     for seed in fold_seeds:
         for training, held in T.cv_splits(tables, sibling_tables, config.cv_folds, seed):
             ranker = T.fit_ranker(training, config)
-            vendor = T.fit_vendor_classifier(training, config.vendor_classifier) if weight > 0 else None
+            vendor = T.fit_vendor_classifier(training, classifier)
             for i in held:
                 table_ = tables[i]
                 scores = ranker.predict(table_.features, num_threads=1)
@@ -58,9 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         tables = T.problem_tables(measurements, spec, config.target)
         sibling_tables = T.problem_tables(sibling, spec, config.target)
         fastest = sum(t.names[int(np.argmin(t.log_times))] == VENDOR_KERNEL for t in tables) / len(tables)
-        weight = config.vendor_weight_of(direction)
         for margin, (efficiencies, picks) in cross_validate(tables, sibling_tables, config, args.margins,
-                                                            args.fold_seeds, weight).items():
+                                                            args.fold_seeds, direction).items():
             rows.append([f"{direction}/{dtype}", len(tables), f"{margin:g}", f"{100 * np.mean(efficiencies):.1f}%",
                          f"{100 * np.percentile(efficiencies, 10):.1f}%", f"{100 * fastest:.0f}%",
                          f"{100 * picks / len(efficiencies):.0f}%"])

@@ -264,8 +264,8 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "loop_stages": stages,
         "tile_loop": plain_loop("first, last", stages),
         "pixel_loop": plain_loop("p_start, p_end, BLOCK_P", stages),
-        "channel_loop": plain_loop("C" if stages == 1 else "0, C", stages),
-        "filter_loop": plain_loop("K" if stages == 1 else "0, K", stages),
+        "channel_loop": plain_loop("C", stages),
+        "filter_loop": plain_loop("K", stages),
         "tap_rows": tap_rows,
         "tap_columns": tap_columns,
         "accumulator_shape": "(BLOCK_H * BLOCK_W, BLOCK_G, M, CPG)" if config.group_channels > 1 else

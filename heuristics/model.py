@@ -39,6 +39,11 @@ class RankingConfig(BaseModel):
     num_boost_round: int = Field(60, ge=1)
 
 
+# How every LightGBM model of a model directory is trained, beside its hyper-parameters: quiet, on all cores,
+# reproducibly (heuristics/train.py TrainConfig, VendorClassifierConfig).
+LIGHTGBM_RUN_PARAMS = {"verbosity": -1, "num_threads": 0, "deterministic": True, "force_row_wise": True}
+
+
 def not_negative_per_direction(values: dict[Direction, float], what: str, unit: str) -> dict[Direction, float]:
     """A pydantic validator's check of per-direction values (vendor margins, classifier weights): each at least 0."""
     for direction, value in values.items():
@@ -70,8 +75,7 @@ class VendorClassifierConfig(BaseModel):
 
     def lightgbm_params(self) -> dict:
         return {"objective": "binary", "num_leaves": self.num_leaves, "learning_rate": self.learning_rate,
-                "min_data_in_leaf": self.min_data_in_leaf, "verbosity": -1, "num_threads": 0, "deterministic": True,
-                "force_row_wise": True, "seed": 1}
+                "min_data_in_leaf": self.min_data_in_leaf, **LIGHTGBM_RUN_PARAMS, "seed": 1}
 
 
 class ModelMetadata(BaseModel):

@@ -25,8 +25,8 @@ from gconv.schemas import ArchSpec, Direction, KernelConfig
 
 from .dataset import ProblemMeasurements, runs_as
 from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix, vendor_row
-from .model import (METADATA_FILE, MODEL_FILE, RANKER_FILE, VENDOR_FILE, ModelMetadata, RankingConfig,
-                    VendorClassifierConfig, as_dtype, not_negative_per_direction)
+from .model import (LIGHTGBM_RUN_PARAMS, METADATA_FILE, MODEL_FILE, RANKER_FILE, VENDOR_FILE, ModelMetadata,
+                    RankingConfig, VendorClassifierConfig, as_dtype, not_negative_per_direction)
 from .target import Target, scale_ms
 
 DEFAULT_CONFIG = Path(__file__).with_name("train.yaml")
@@ -69,6 +69,10 @@ class TrainConfig(BaseModel):
     def vendor_weight_of(self, direction: str) -> float:
         return 0.0 if self.vendor_classifier is None else self.vendor_classifier.weight_of(direction)
 
+    def vendor_classifier_of(self, direction: str) -> VendorClassifierConfig | None:
+        """The vendor classifier to train for direction: None where it has no weight."""
+        return self.vendor_classifier if self.vendor_weight_of(direction) > 0 else None
+
     @classmethod
     def load(cls, path: Path = DEFAULT_CONFIG) -> "TrainConfig":
         return cls.model_validate(yaml.safe_load(Path(path).read_text()))
@@ -76,7 +80,7 @@ class TrainConfig(BaseModel):
     def lightgbm_params(self) -> dict:
         params = self.model_dump(exclude={"num_boost_round", "cv_folds", "target", "near_best_weight",
                                           "near_best_scale", "ranking", "vendor_margin", "vendor_classifier"})
-        return {**params, "verbosity": -1, "num_threads": 0, "deterministic": True, "force_row_wise": True}
+        return {**params, **LIGHTGBM_RUN_PARAMS}
 
 
 class ProblemTable(NamedTuple):
@@ -199,10 +203,13 @@ def vendor_examples(tables: list[ProblemTable], floor: float) -> tuple[np.ndarra
     return np.array(rows).reshape(-1, len(FEATURE_NAMES)), np.array(labels), np.array(weights)
 
 
-def fit_vendor_classifier(tables: list[ProblemTable], config: VendorClassifierConfig):
-    """The vendor classifier on tables (vendor_examples), or None where they hold one class only (or none)."""
+def fit_vendor_classifier(tables: list[ProblemTable], config: VendorClassifierConfig | None):
+    """The vendor classifier on tables (vendor_examples), or None without a config (TrainConfig.vendor_classifier_of)
+    or where the tables hold one class only (or none)."""
     import lightgbm
 
+    if config is None:
+        return None
     rows, labels, weights = vendor_examples(tables, config.gap_floor)
     if len(set(labels.tolist())) < 2:
         return None
@@ -248,13 +255,12 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
     tables = problem_tables(measurements, spec, config.target)
     sibling_tables = problem_tables(sibling, spec, config.target)
     margin, weight = config.vendor_margin_of(direction), config.vendor_weight_of(direction)
-    classify = (lambda tables_: fit_vendor_classifier(tables_, config.vendor_classifier)) if weight > 0 else \
-        (lambda tables_: None)
+    classifier = config.vendor_classifier_of(direction)
     fold_efficiency, regressor_efficiency, fold_rmse = [], [], []
     for training, held in cv_splits(tables, sibling_tables, config.cv_folds, config.seed):
         booster = fit(training, config)
         test = [tables[i] for i in held]
-        vendor = dict(vendor_margin=margin, vendor=classify(training), vendor_weight=weight)
+        vendor = dict(vendor_margin=margin, vendor=fit_vendor_classifier(training, classifier), vendor_weight=weight)
         regressor_efficiency += selection_efficiency(booster, test, **vendor)
         fold_efficiency += selection_efficiency(fit_ranker(training, config), test, ranker=True, **vendor) \
             if config.ranking else regressor_efficiency[-len(test):]
@@ -268,7 +274,7 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
         fit_ranker(tables + sibling_tables, config).save_model(str(ranker_path))
     elif ranker_path.exists():
         ranker_path.unlink()  # a ranker of an earlier training would otherwise outlive its metadata
-    vendor_classifier = classify(tables + sibling_tables)
+    vendor_classifier = fit_vendor_classifier(tables + sibling_tables, classifier)
     vendor_path = out / VENDOR_FILE
     if vendor_classifier is not None:
         vendor_classifier.save_model(str(vendor_path))

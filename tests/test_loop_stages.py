@@ -8,7 +8,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 from gconv.ci.compile_check import ptx_counts
-from gconv.generator.render import Provenance, has_pipelinable_loop, render, template_choices
+from gconv.generator.render import Provenance, has_pipelinable_loop, render, template_choices, template_name
 from gconv.schemas import KernelConfig, Problem
 
 from interpreter_numerics import assert_source_matches_reference
@@ -34,19 +34,15 @@ CASES = [
     ("bwd_data_fp32_depthwise_t2x4c16_f7_m2_cpg2_w2_v1", dict(N=2, G=7, C=2, K=2, Hi=13, Wi=11, Y=7, X=7,
                                                                stride_h=2, pad_h=3, pad_w=2, dil_w=2)),
 ]
-LOOPS = {  # the pipelined loop each case's source holds
-    "depthwise_t": "for tile in tl.range(first, last, num_stages=3):",
-    "bwd_weight_fp32_direct": "for p0 in tl.range(p_start, p_end, BLOCK_P, num_stages=3):",
-    "fwd_fp32_direct": "for c in tl.range(0, C, num_stages=3):",
-    "bwd_data_fp32_direct": "for k in tl.range(0, K, num_stages=3):",
-    "cpg": "for fx in tl.range(FILTER, loop_unroll_factor=1, num_stages=3):",
+TAP_COLUMNS = "for fx in tl.range(FILTER, loop_unroll_factor=1, num_stages=3):"
+LOOP_BY_TEMPLATE = {  # the pipelined loop each template's source holds
+    "depthwise_bwd_weight.py.j2": "for tile in tl.range(first, last, num_stages=3):",
+    "direct_bwd_weight.py.j2": "for p0 in tl.range(p_start, p_end, BLOCK_P, num_stages=3):",
+    "direct_fwd.py.j2": "for c in tl.range(C, num_stages=3):",
+    "direct_bwd_data.py.j2": "for k in tl.range(K, num_stages=3):",
+    "depthwise_fwd.py.j2": TAP_COLUMNS,
+    "depthwise_bwd_data.py.j2": TAP_COLUMNS,
 }
-
-
-def _loop_of(name: str) -> str:
-    if name.startswith("bwd_weight") and "depthwise" in name:
-        return LOOPS["depthwise_t"]
-    return next(loop for key, loop in LOOPS.items() if key in name and key != "depthwise_t")
 
 
 def _source(name: str, stages: str) -> str:
@@ -57,7 +53,7 @@ def _source(name: str, stages: str) -> str:
 def test_pipelined_pixel_loop_matches_float64_reference(name, fields, tmp_path):
     config = KernelConfig.from_name(name)
     source = _source(name, "3")
-    assert source.count(_loop_of(name)) == 1 and source.count("num_stages=3") == 1
+    assert source.count(LOOP_BY_TEMPLATE[template_name(config)]) == 1 and source.count("num_stages=3") == 1
     path = tmp_path / f"{name}.py"
     path.write_text(source)
     problem = Problem(direction=config.direction, dtype=config.dtype, **{"C": 1, **fields})
