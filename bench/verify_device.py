@@ -1,11 +1,14 @@
 """Run every instance of a rule set on the GPU against a float64 reference and write a summary.
 
     python bench/verify_device.py --rule-set full-tests --out bench/results/verify [--workers 16] [--deadline-s 540]
-        [--filter "algorithm == 'depthwise'"]
+        [--filter "algorithm == 'depthwise'"] [--shapes NAME ...] [--shapes-per-instance N]
 
 Instances are spread over worker processes (each compiles its share, so Triton's JIT runs on all cores); each
 worker appends JSON lines as it goes, so a re-run with the same --out and options skips finished instances
 (resumable); an --out holding another run's rows (other set, dtypes, filter or shapes) is refused, not mixed in.
+Every kernel compiles once per shape it runs: --shapes-per-instance N caps each instance at the first N shapes it
+supports (DEVICE_SHAPES order), so a family with fixed filters, multipliers and channels per group is covered in one
+pass without hand-picking the shapes.
 The summary (summary.md) counts instances tried / passed per direction x dtype and lists every failure.
 """
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pathlib import Path
 
 
 def worker(index: int, names: list[str], rule_set: str, out_dir: str, deadline: float,
-           shape_names: list[str] | None = None) -> None:
+           shape_names: list[str] | None = None, shapes_per_instance: int | None = None) -> None:
     import torch
 
     from gconv.runtime.registry import entries_by_name
@@ -35,7 +38,7 @@ def worker(index: int, names: list[str], rule_set: str, out_dir: str, deadline: 
             if time.time() > deadline:
                 return
             shapes = {k: v for k, v in DEVICE_SHAPES.items() if shape_names is None or k in shape_names}
-            for row in verify_instance(entries[name], shapes, operands):
+            for row in verify_instance(entries[name], shapes, operands, shapes_per_instance=shapes_per_instance):
                 sink.write(row.model_dump_json() + "\n")
             sink.flush()
 
@@ -104,7 +107,11 @@ def main() -> int:
     parser.add_argument("--filter", help="only the instances this expression selects (as `gconv rules list --filter`)")
     parser.add_argument("--shapes", nargs="+",
                         help="only these problem shapes of runtime/verification.py DEVICE_SHAPES")
+    parser.add_argument("--shapes-per-instance", type=int, metavar="N",
+                        help="run each instance on the first N shapes it supports only")
     args = parser.parse_args()
+    if args.shapes_per_instance is not None and args.shapes_per_instance < 1:
+        parser.error(f"--shapes-per-instance takes a positive count, not {args.shapes_per_instance}")
     from gconv.runtime.verification import DEVICE_SHAPES
 
     unknown = sorted(set(args.shapes or []) - set(DEVICE_SHAPES))
@@ -118,7 +125,8 @@ def main() -> int:
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     claim_out_dir(out_dir, {"rule_set": args.rule_set, "dtypes": sorted(args.dtypes), "filter": args.filter,
-                            "shapes": sorted(args.shapes) if args.shapes else None})
+                            "shapes": sorted(args.shapes) if args.shapes else None,
+                            **({"shapes_per_instance": args.shapes_per_instance} if args.shapes_per_instance else {})})
     entries = [e for e in load_registry(args.rule_set).entries if e.config.dtype.value in args.dtypes]
     if args.filter:
         from gconv.generator.derived import filter_environment
@@ -134,7 +142,8 @@ def main() -> int:
     started = time.time()
     context = multiprocessing.get_context("spawn")
     processes = [context.Process(target=worker, args=(i, todo[i::args.workers], args.rule_set, str(out_dir),
-                                                      deadline, args.shapes)) for i in range(args.workers)]
+                                                      deadline, args.shapes, args.shapes_per_instance))
+                 for i in range(args.workers)]
     for process in processes:
         process.start()
     while any(p.is_alive() for p in processes):
@@ -161,7 +170,8 @@ def main() -> int:
                    f"date {datetime.date.today().isoformat()}; command: `python bench/verify_device.py "
                    f"--rule-set {args.rule_set} --dtypes {' '.join(args.dtypes)} --out <dir>"
                    + (f" --filter \"{args.filter}\"" if args.filter else "")
-                   + (f" --shapes {' '.join(args.shapes)}" if args.shapes else "") + "`")
+                   + (f" --shapes {' '.join(args.shapes)}" if args.shapes else "")
+                   + (f" --shapes-per-instance {args.shapes_per_instance}" if args.shapes_per_instance else "") + "`")
     summary = summarise(rows, args.rule_set, dict(expected), environment)
     (out_dir / "summary.md").write_text(summary)
     print(summary)

@@ -164,8 +164,11 @@ def has_pipelinable_loop(config: KernelConfig, tap_loop_choice: str) -> bool:
 
 
 def loop_stages(config: KernelConfig) -> str:
-    """Plain loops everywhere, until an A/B on the H100 says otherwise (bench/device_loop_stages.sh)."""
-    return "1"
+    """Three stages in the depthwise bwd_weight pixel loop, plain loops elsewhere. On bf16 training problems (H100,
+    bench/results/loop-stages/) the best depthwise bwd_weight kernel ran 1.10x faster in geomean with every such
+    kernel pipelined (64 problems; depthwise 1.17x, C/G 2-4 1.05x, worst 0.87x on 7x7 C/G = 2); pipelining the rolled
+    depthwise tap columns made fwd / bwd_data 0.86x / 0.90x, and the direct kernels' loops 1.00x."""
+    return "3" if template_name(config) == "depthwise_bwd_weight.py.j2" else "1"
 
 
 def plain_loop(bounds: str, stages: int) -> str:

@@ -115,14 +115,18 @@ class OperandCache:
 
 
 def verify_instance(entry: RegistryEntry, shapes: dict[str, dict], operands: OperandCache,
-                    bounds: dict[DType, float] = RELATIVE_ERROR_BOUND) -> list[VerificationRow]:
-    """Run entry on every shape it supports (outputs poisoned first); one row per shape, errors caught."""
+                    bounds: dict[DType, float] = RELATIVE_ERROR_BOUND,
+                    shapes_per_instance: int | None = None) -> list[VerificationRow]:
+    """Run entry on every shape it supports (outputs poisoned first), or on the first shapes_per_instance of them in
+    shapes' order; one row per shape, errors caught."""
     config = entry.config
     rows = []
     for label, shape in shapes.items():
         problem = Problem(direction=config.direction, dtype=config.dtype, **shape)
         if unsupported_reason(config, problem) is not None:
             continue
+        if shapes_per_instance is not None and len(rows) == shapes_per_instance:
+            break
         bound = bounds[config.dtype]
         base = dict(kernel=entry.name, direction=config.direction.value, dtype=config.dtype.value, shape=label,
                     problem=problem.key, bound=bound)

@@ -55,6 +55,25 @@ def test_an_instance_passes_on_every_shape_it_supports():
     assert all(r.relative_error < 1e-5 for r in rows)
 
 
+def test_an_instance_runs_on_its_first_supported_shapes_only_when_capped():
+    shapes = {"depthwise-7x7": dict(N=1, G=8, C=1, K=1, Hi=8, Wi=8, Y=7, X=7, pad_h=3, pad_w=3), **SMALL}
+    direct = entries_by_name("tiny")["fwd_fp32_direct_p64c32_w4_v1"]  # supports all three
+    rows = verify_instance(direct, shapes, OperandCache("cpu"), INTERPRETER_ERROR_BOUND, shapes_per_instance=2)
+    assert [(r.shape, r.status) for r in rows] == [("depthwise-7x7", "pass"), ("odd-s2-d2", "pass")]
+    depthwise = entries_by_name("tiny")["fwd_fp16_depthwise_t4x8c32_f3_m1_w2_v8"]  # a 3x3 filter of 8k channels
+    rows = verify_instance(depthwise, shapes, OperandCache("cpu"), INTERPRETER_ERROR_BOUND, shapes_per_instance=1)
+    assert [(r.shape, r.status) for r in rows] == [("depthwise", "pass")]  # the first shape it supports
+
+
+def test_the_shape_cap_must_be_positive(monkeypatch, capsys):
+    script = load_script()
+    monkeypatch.setattr("sys.argv", ["verify_device.py", "--out", "unused", "--shapes-per-instance", "0"])
+    with pytest.raises(SystemExit):
+        script.main()
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "verify_device.py: error: --shapes-per-instance takes a positive count, not 0")
+
+
 def test_a_crashing_instance_is_recorded_not_fatal():
     entry = entries_by_name("tiny")["fwd_fp32_direct_p64c32_w4_v1"]
     broken = entry.model_copy(update={"source": "generated/kernels/fwd/missing.py"})
