@@ -58,7 +58,7 @@ def kernel(
     acc_0 = tl.zeros((BLOCK_H * BLOCK_W, BLOCK_G), dtype=tl.float32)
     acc_1 = tl.zeros((BLOCK_H * BLOCK_W, BLOCK_G), dtype=tl.float32)
     acc_2 = tl.zeros((BLOCK_H * BLOCK_W, BLOCK_G), dtype=tl.float32)
-    for tile in range(first, last):
+    for tile in tl.range(first, last, num_stages=3):
         ho = (tile // tiles_w) % tiles_h * BLOCK_H + pixel // BLOCK_W
         wo = tile % tiles_w * BLOCK_W + pixel % BLOCK_W
         n = tile // (tiles_w * tiles_h)
