@@ -85,6 +85,29 @@ def problem_bytes(problem: Problem) -> int:
     return elements * p.dtype.bytes
 
 
+def padding_copy_bytes(problem: Problem, padded_C: int, padded_K: int) -> int:
+    """Extra traffic of channel padding's copies when problem runs at padded_C / padded_K channels per group (read
+    the original, write the padded operands; and back for the result); 0 unpadded. runtime/padding.py makes them.
+    Sizes may be numpy arrays of padded channels (features.py's vectorised rows): the same integer arithmetic."""
+    p, e = problem, problem.dtype.bytes
+    x = p.N * p.G * p.Hi * p.Wi
+    y = p.N * p.G * p.Ho * p.Wo
+    w = p.G * p.Y * p.X
+    C, K, PC, PK = p.C, p.K, padded_C, padded_K
+    if p.direction is Direction.fwd:
+        total = x * (C + PC) + w * (K * C + PK * PC) + y * (PK + K)
+    elif p.direction is Direction.bwd_data:
+        total = y * (K + PK) + w * (K * C + PK * PC) + x * (PC + C)
+    else:
+        total = x * (C + PC) + y * (K + PK) + w * (PK * PC + K * C)
+    return (total * e) * ((PC != C) | (PK != K))
+
+
+def padding_copy_seconds(problem: Problem, padded_C: int, padded_K: int, arch: ArchSpec) -> float:
+    """padding_copy_bytes at the arch's DRAM bandwidth: what a padded candidate adds to its kernel's time."""
+    return padding_copy_bytes(problem, padded_C, padded_K) / (arch.dram_bandwidth_gbs * 1e9)
+
+
 def roofline_seconds(problem: Problem, arch: ArchSpec) -> float:
     """max(FLOPs / achievable TFLOP/s, bytes / achievable bandwidth) from the arch spec."""
     return max(problem.flops / (arch.roofline_tflops[problem.dtype] * 1e12),

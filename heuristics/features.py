@@ -17,12 +17,14 @@ import numpy as np
 from gconv.runtime.grid import cdiv, residue_taps, row_tiles, tile_grid, tile_rows_cols
 from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig, Pipeline, Problem
 
-from .analytic import (LAUNCH_LATENCY_S, PERSISTENT_GAIN, estimate, memory_efficiency, padded_reduction, peak_flops,
-                       problem_bytes, resident_blocks_per_sm)
+from .analytic import (LAUNCH_LATENCY_S, PERSISTENT_GAIN, estimate, memory_efficiency, padded_reduction,
+                       padding_copy_seconds, peak_flops, problem_bytes, resident_blocks_per_sm)
 
-FEATURE_VERSION = 9  # 2: the depthwise algorithm (algorithm_depthwise, tile_w, filter_size, multiplier); 3: tap_major;
+FEATURE_VERSION = 10  # 2: the depthwise algorithm (algorithm_depthwise, tile_w, filter_size, multiplier); 3: tap_major;
 # 4: two_stage; 5: pipeline_streamk; 6: explicit_gemm; 7: sliding_rows; 8: waste_m / waste_n of the direct and depthwise
-# kernels (fwd, bwd_data) count their pixel and channel blocks' padding (they were 1); 9: vendor (the cuDNN candidate)
+# kernels (fwd, bwd_data) count their pixel and channel blocks' padding (they were 1); 9: vendor (the cuDNN candidate);
+# 10: the analytic seconds and memory seconds of a padded candidate include channel padding's copies (as the rule's
+# predicted time does)
 
 PROBLEM_FEATURES = ["N", "G", "C", "K", "Hi", "Wi", "Ho", "Wo", "Y", "X", "stride_h", "stride_w", "pad_h", "pad_w",
                     "dil_h", "dil_w", "log2_gemm_m", "log2_gemm_n", "log2_gemm_k", "log2_flops", "log2_bytes",
@@ -90,9 +92,10 @@ def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,
     before = original or problem
     growth = (problem.C * problem.K) / (before.C * before.K)
     timing = estimate(config, problem, arch)
+    copies = padding_copy_seconds(before, problem.C, problem.K, arch)  # 0 unpadded
     return [math.log2(programs), waves, tail, waste_m, waste_n, waste_k, math.log2(padded_work),
-            padded_work / programs, growth, math.log2(timing.seconds), math.log2(max(timing.compute_s, 1e-12)),
-            math.log2(max(timing.memory_s, 1e-12))]
+            padded_work / programs, growth, math.log2(timing.seconds + copies), math.log2(max(timing.compute_s, 1e-12)),
+            math.log2(max(timing.memory_s + copies, 1e-12))]
 
 
 def cuda_core_waste(config: KernelConfig, problem: Problem) -> tuple[float, float]:
@@ -451,5 +454,8 @@ def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, origin
     if k.gain is not None:
         seconds *= k.gain
     seconds += LAUNCH_LATENCY_S
+    copies = padding_copy_seconds(original, r.C, r.K, k.arch)  # channel padding's copies (0 unpadded)
+    seconds += copies
+    memory_s += copies
     estimate = derived[_ESTIMATE]  # seconds, compute_s, memory_s
     np.log2(np.maximum(estimate, _ESTIMATE_FLOORS, out=estimate), out=estimate)

@@ -10,6 +10,7 @@ from functools import lru_cache
 import torch
 from pydantic import BaseModel, ConfigDict
 
+from gconv.heuristics.analytic import padding_copy_bytes
 from gconv.schemas import Direction, KernelConfig, Problem
 
 from .support import unsupported_reason
@@ -140,14 +141,4 @@ def unpad_result(direction: Direction, out: torch.Tensor, G: int, padding: Chann
 
 def padding_bytes(problem: Problem, padding: ChannelPadding) -> int:
     """Extra traffic of the pad and unpad copies (read original, write padded; and back for the result)."""
-    p, e = problem, problem.dtype.bytes
-    x = p.N * p.G * p.Hi * p.Wi
-    y = p.N * p.G * p.Ho * p.Wo
-    w = p.G * p.Y * p.X
-    C, K, PC, PK = padding.C, padding.K, padding.padded_C, padding.padded_K
-    total = {
-        Direction.fwd: x * (C + PC) + w * (K * C + PK * PC) + y * (PK + K),
-        Direction.bwd_data: y * (K + PK) + w * (K * C + PK * PC) + x * (PC + C),
-        Direction.bwd_weight: x * (C + PC) + y * (K + PK) + w * (PK * PC + K * C),
-    }[p.direction]
-    return total * e
+    return padding_copy_bytes(problem, padding.padded_C, padding.padded_K)

@@ -16,8 +16,8 @@ from gconv.heuristics import model as model_module
 from gconv.heuristics.dataset import ProblemMeasurements, group_by_target, read_measurements, runs_as
 from gconv.cli import main
 from gconv.heuristics.analytic import estimate, roofline_seconds
-from gconv.heuristics.features import (FEATURE_NAMES, derived_features, feature_matrix, kernel_features,
-                                       problem_features, vendor_row)
+from gconv.heuristics.features import (DERIVED_FEATURES, FEATURE_NAMES, derived_features, feature_matrix,
+                                       kernel_features, problem_features, vendor_row)
 from gconv.heuristics.learning_curve import subset_sizes
 from gconv.heuristics.model import ModelError, SelectionModel, find_model, load_model, model_dir
 from gconv.heuristics.target import scale_ms
@@ -25,6 +25,7 @@ from gconv.heuristics.train import ProblemTable, TrainConfig, row_weights, train
 from gconv.heuristics.validation import evaluate, model_ranker, report_table, worst_picks_table
 from gconv.paths import REPO_ROOT
 from gconv.runtime import selection
+from gconv.runtime.padding import ChannelPadding, padding_bytes
 from gconv.runtime.registry import load_arch_spec
 from gconv.schemas import KernelConfig, Problem
 
@@ -67,7 +68,36 @@ def test_feature_values_are_stable(data_regression):
         runs = depthwise.with_direction(config.direction)
         row = problem_features(runs) + kernel_features(config) + derived_features(config, runs, arch)
         values[name] = {feature: round(float(v), 6) for feature, v in zip(FEATURE_NAMES, row)}
+    # channel padding: C/G = 6 run by a v8 tile at 8 channels per group, its copies in the analytic times
+    small = Problem(direction="fwd", dtype="bf16", N=32, G=32, C=6, K=12, Hi=64, Wi=64, Y=1, X=1, stride_h=2,
+                    stride_w=2)
+    config = KernelConfig.from_name("fwd_bf16_igemm_m64n32k32_w4_s3_ms_g1_v8_mg4")
+    padded = small.model_copy(update={"C": 8, "K": 16})
+    row = problem_features(small) + kernel_features(config) + derived_features(config, padded, arch, small)
+    values["fwd_bf16_igemm_m64n32k32_w4_s3_ms_g1_v8_mg4 padded"] = {
+        feature: round(float(v), 6) for feature, v in zip(FEATURE_NAMES, row)}
     data_regression.check(values)
+
+
+def test_a_padded_candidates_analytic_times_include_the_padding_copies():
+    arch = load_arch_spec("sm_90")
+    problem = Problem(direction="bwd_data", dtype="fp16", N=8, G=16, C=6, K=12, Hi=30, Wi=30, Y=3, X=3, pad_h=1,
+                      pad_w=1)
+    config = KernelConfig.from_name("bwd_data_fp16_igemm_m64n32k32_w4_s3_ms_g1_v8_mg4")
+    padded = problem.model_copy(update={"C": 8, "K": 16})
+    timing = estimate(config, padded, arch)
+    copy_bytes = padding_bytes(problem, ChannelPadding(C=6, K=12, padded_C=8, padded_K=16))
+    assert copy_bytes == 2 * (8 * 16 * 30 * 30 * (12 + 16) + 16 * 9 * (12 * 6 + 16 * 8) + 8 * 16 * 30 * 30 * (8 + 6))
+    copies = copy_bytes / (arch.dram_bandwidth_gbs * 1e9)
+    features = dict(zip(DERIVED_FEATURES, derived_features(config, padded, arch, problem)))
+    assert features["log2_analytic_seconds"] == math.log2(timing.seconds + copies)
+    assert features["log2_analytic_memory_s"] == math.log2(timing.memory_s + copies)
+    assert features["log2_analytic_compute_s"] == math.log2(timing.compute_s)
+    unpadded = dict(zip(DERIVED_FEATURES, derived_features(config, padded, arch)))  # no original: nothing copied
+    assert unpadded["log2_analytic_seconds"] == math.log2(timing.seconds)
+    matrix = feature_matrix(problem, [(config, padded)], arch)[0]  # the vectorised rows agree
+    assert matrix[FEATURE_NAMES.index("log2_analytic_seconds")] == features["log2_analytic_seconds"]
+    assert matrix[FEATURE_NAMES.index("log2_analytic_memory_s")] == features["log2_analytic_memory_s"]
 
 
 def test_the_vendor_row_is_its_problem_and_a_flag():
@@ -101,17 +131,28 @@ def trained(split, tmp_path_factory):
     return root, out, metadata
 
 
-def test_trained_model_beats_random_selection_on_held_out_problems(split, trained):
+def test_trained_model_beats_random_selection_on_held_out_problems(split, trained, tmp_path):
     _, out, metadata = trained
     assert metadata.problems == 11 and metadata.rows == sum(len(m.candidates_ms) for m in split[0]) == 237 + 11
     assert metadata.target == "log_time"
     assert set(metadata.cv_metrics) == {"rmse_log_time", "efficiency_mean", "efficiency_p10", "efficiency_min"}
-    model = SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90")
-    report = evaluate(split[1], model_ranker(model, "sm_90"), direction="fwd/bf16", selector="model")
-    # a random pick among what the model chooses from: the kernels it knows and the vendor path
-    random_efficiency = statistics.mean(statistics.mean(m.oracle[1] / t for name, t in m.candidates_ms.items()
-                                                        if model.knows(name)) for m in split[1])
-    assert "cudnn" in metadata.kernel_pool and report.efficiency_mean > random_efficiency
+    assert "cudnn" in metadata.kernel_pool
+    # 11 training problems: one training seed's held-out efficiency swings 0.41-0.57 with the bagging draw, so the
+    # claim is about the mean over four seeds (the fixture's seed 0 and three more).
+    efficiencies, random_efficiencies = [], []
+    for seed in range(4):
+        model_out = out if seed == 0 else model_dir("fwd", "bf16", "sm_90", tmp_path / f"seed{seed}")
+        if seed:
+            train(split[0], direction="fwd", dtype="bf16", arch="sm_90", out=model_out, data_files=[SAMPLE],
+                  rule_sets=["default"], config=SMALL_CONFIG.model_copy(update={"seed": seed}))
+        model = SelectionModel.load(model_out, direction="fwd", dtype="bf16", arch="sm_90")
+        efficiencies.append(evaluate(split[1], model_ranker(model, "sm_90"), direction="fwd/bf16",
+                                     selector="model").efficiency_mean)
+        # a random pick among what the model chooses from: the kernels it knows and the vendor path
+        random_efficiencies.append(statistics.mean(
+            statistics.mean(m.oracle[1] / t for name, t in m.candidates_ms.items() if model.knows(name))
+            for m in split[1]))
+    assert statistics.mean(efficiencies) > statistics.mean(random_efficiencies)
 
 
 def test_sibling_dtype_problems_train_every_fold_and_are_never_tested(split, trained, tmp_path):
@@ -186,7 +227,7 @@ def test_model_round_trips_and_refuses_what_it_cannot_trust(trained, tmp_path):
     shutil.copytree(out, copy)
     metadata = json.loads((copy / "metadata.json").read_text())
     (copy / "metadata.json").write_text(json.dumps({**metadata, "feature_version": 0}))
-    with pytest.raises(ModelError, match=r"uses feature version 0; this gconv computes version 9: retrain it with "
+    with pytest.raises(ModelError, match=r"uses feature version 0; this gconv computes version 10: retrain it with "
                                          r"'gconv train'$"):
         SelectionModel.load(copy, direction="fwd", dtype="bf16", arch="sm_90")
     (copy / "metadata.json").write_text(json.dumps(metadata))
@@ -287,7 +328,7 @@ def test_selection_uses_the_model_deterministically_and_fast(models_root, monkey
                 for n, g, c in [(1, 2, 64), (8, 32, 4), (32, 64, 1), (8, 4, 48)]]
     first = [gconv.select(p) for p in problems]
     assert all(c.source == "model" for c in first)
-    assert first[0].reason.startswith("model sm_90/fwd_bf16 (LightGBM, feature version 9): least predicted time of ")
+    assert first[0].reason.startswith("model sm_90/fwd_bf16 (LightGBM, feature version 10): least predicted time of ")
     assert first[0].name == "cudnn" and ", the vendor path (cuDNN through PyTorch); " in first[0].reason
     assert first[1].name.startswith("fwd_bf16_igemm_")
     monkeypatch.setattr(selection, "VENDOR_COMPETES", False)  # the instances only: the cached vendor pick is not returned
@@ -321,7 +362,7 @@ def test_fp16_borrows_the_bf16_model_with_its_pool_renamed(models_root):
     problem = Problem(direction="fwd", dtype="fp16", N=32, G=2, C=64, K=64, Hi=28, Wi=28, Y=3, X=3, pad_h=1, pad_w=1)
     choice = gconv.select(problem)
     assert choice.source == "model" and choice.name.startswith("fwd_fp16_")
-    assert choice.reason.startswith("model sm_90/fwd_bf16 used for fp16 (LightGBM, feature version 9): least "
+    assert choice.reason.startswith("model sm_90/fwd_bf16 used for fp16 (LightGBM, feature version 10): least "
                                     "predicted time of ")
     assert load_model("fwd", "fp16", "sm_90", models_root).label == fp16.label
     own = model_dir("fwd", "fp16", "sm_90", models_root)

@@ -202,6 +202,9 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
     if (c->pipeline == GCONV_PIPELINE_PERSISTENT || c->pipeline == GCONV_PIPELINE_STREAMK)
         seconds *= GCONV_PERSISTENT_GAIN;
     seconds += GCONV_LAUNCH_LATENCY_S;
+    double copies = gconv_padding_copy_seconds(p, r->C, r->K); /* channel padding's copies, 0 unpadded */
+    seconds += copies;
+    memory_s += copies;
     f[n++] = log2(programs);
     f[n++] = waves;
     f[n++] = tail;

@@ -433,8 +433,9 @@ static double estimate_seconds(const gconv_config *c, const gconv_prob *p) {
     return seconds + GCONV_LAUNCH_LATENCY_S;
 }
 
-/* runtime/padding.py padding_bytes */
-static wide padding_bytes(const gconv_prob *p, int64_t PC, int64_t PK) {
+/* heuristics/analytic.py padding_copy_bytes (0 unpadded) */
+wide gconv_padding_copy_bytes(const gconv_prob *p, int64_t PC, int64_t PK) {
+    if (PC == p->C && PK == p->K) return 0;
     wide x = (wide)p->N * p->G * p->Hi * p->Wi, y = (wide)p->N * p->G * p->Ho * p->Wo, w = (wide)p->G * p->Y * p->X;
     wide C = p->C, K = p->K, total;
     if (p->direction == GCONV_DIRECTION_FWD)
@@ -446,12 +447,16 @@ static wide padding_bytes(const gconv_prob *p, int64_t PC, int64_t PK) {
     return total * gconv_dtype_bytes(p->dtype);
 }
 
+/* heuristics/analytic.py padding_copy_seconds */
+double gconv_padding_copy_seconds(const gconv_prob *p, int64_t PC, int64_t PK) {
+    return (double)gconv_padding_copy_bytes(p, PC, PK) / (gconv_arch_data.dram_bandwidth_gbs * 1e9);
+}
+
 /* runtime/selection.py predicted_seconds */
 double gconv_predicted_seconds(const gconv_config *c, const gconv_prob *p, int64_t padded_C, int64_t padded_K) {
     if (padded_C == p->C && padded_K == p->K) return estimate_seconds(c, p);
     gconv_prob q = gconv_with_channels(p, padded_C, padded_K);
-    double copies = (double)padding_bytes(p, padded_C, padded_K) / (gconv_arch_data.dram_bandwidth_gbs * 1e9);
-    return estimate_seconds(c, &q) + copies;
+    return estimate_seconds(c, &q) + gconv_padding_copy_seconds(p, padded_C, padded_K);
 }
 
 static int by_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
