@@ -10,7 +10,6 @@ from functools import lru_cache
 import torch
 from pydantic import BaseModel, ConfigDict
 
-from gconv.heuristics.analytic import padding_copy_bytes
 from gconv.schemas import Direction, KernelConfig, Problem
 
 from .support import unsupported_reason
@@ -137,8 +136,3 @@ def unpad_result(direction: Direction, out: torch.Tensor, G: int, padding: Chann
     if direction is Direction.bwd_data:
         return unpad_activation(out, G, padding.C)
     return unpad_weight(out, G, padding.K, padding.C)
-
-
-def padding_bytes(problem: Problem, padding: ChannelPadding) -> int:
-    """Extra traffic of the pad and unpad copies (read original, write padded; and back for the result)."""
-    return padding_copy_bytes(problem, padding.padded_C, padding.padded_K)

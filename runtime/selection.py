@@ -8,11 +8,11 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from gconv.heuristics.analytic import estimate
+from gconv.heuristics.analytic import estimate, padding_copy_seconds
 from gconv.schemas import Direction, DType, Problem, RegistryEntry
 
 from .native_selector import NativeSelector, indexable, native_selector
-from .padding import ChannelPadding, padded_problem, padding_bytes, padding_for
+from .padding import ChannelPadding, padded_problem, padding_for
 from .registry import VENDOR_KERNEL, active_rule_set, entries_by_name, load_arch_spec, load_registry
 from .support import support_key, unsupported_reason
 
@@ -96,9 +96,9 @@ def predicted_seconds(candidate: Candidate, problem: Problem, arch: str) -> floa
     spec = load_arch_spec(arch)
     if candidate.padding is None:
         return estimate(candidate.entry.config, problem, spec).seconds
-    padded = padded_problem(problem, candidate.padding)
-    copies = padding_bytes(problem, candidate.padding) / (spec.dram_bandwidth_gbs * 1e9)
-    return estimate(candidate.entry.config, padded, spec).seconds + copies
+    padding = candidate.padding
+    copies = padding_copy_seconds(problem, padding.padded_C, padding.padded_K, spec)
+    return estimate(candidate.entry.config, padded_problem(problem, padding), spec).seconds + copies
 
 
 class Best(NamedTuple):

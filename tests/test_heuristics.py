@@ -15,7 +15,7 @@ import gconv
 from gconv.heuristics import model as model_module
 from gconv.heuristics.dataset import ProblemMeasurements, group_by_target, read_measurements, runs_as
 from gconv.cli import main
-from gconv.heuristics.analytic import estimate, roofline_seconds
+from gconv.heuristics.analytic import estimate, padding_copy_bytes, roofline_seconds
 from gconv.heuristics.features import (DERIVED_FEATURES, FEATURE_NAMES, derived_features, feature_matrix,
                                        kernel_features, problem_features, vendor_row)
 from gconv.heuristics.learning_curve import subset_sizes
@@ -25,7 +25,6 @@ from gconv.heuristics.train import ProblemTable, TrainConfig, row_weights, train
 from gconv.heuristics.validation import evaluate, model_ranker, report_table, worst_picks_table
 from gconv.paths import REPO_ROOT
 from gconv.runtime import selection
-from gconv.runtime.padding import ChannelPadding, padding_bytes
 from gconv.runtime.registry import load_arch_spec
 from gconv.schemas import KernelConfig, Problem
 
@@ -86,7 +85,7 @@ def test_a_padded_candidates_analytic_times_include_the_padding_copies():
     config = KernelConfig.from_name("bwd_data_fp16_igemm_m64n32k32_w4_s3_ms_g1_v8_mg4")
     padded = problem.model_copy(update={"C": 8, "K": 16})
     timing = estimate(config, padded, arch)
-    copy_bytes = padding_bytes(problem, ChannelPadding(C=6, K=12, padded_C=8, padded_K=16))
+    copy_bytes = padding_copy_bytes(problem, 8, 16)
     assert copy_bytes == 2 * (8 * 16 * 30 * 30 * (12 + 16) + 16 * 9 * (12 * 6 + 16 * 8) + 8 * 16 * 30 * 30 * (8 + 6))
     copies = copy_bytes / (arch.dram_bandwidth_gbs * 1e9)
     features = dict(zip(DERIVED_FEATURES, derived_features(config, padded, arch, problem)))
