@@ -12,16 +12,12 @@ channel; the `_cpg` depthwise kernels reduce a reshaped [pixels, groups, 1, CPG]
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import math
-import multiprocessing
 import sys
 import tempfile
-from collections import defaultdict
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures import TimeoutError as FuturesTimeout
+from collections import defaultdict
 from pathlib import Path
 
 import torch
@@ -38,6 +34,7 @@ from gconv.schemas import Direction, KernelConfig, Problem
 from .ab_variant import _PROVENANCE, twin_of
 from gconv.generator.render import render
 from .problems import shape_class
+from .prototype_harness import compile_in_workers, prototype_arguments
 from .timing import median_ms, operand_sets, rotations_for
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # cpu: a smoke test under TRITON_INTERPRET=1
@@ -276,29 +273,13 @@ def warm(problem: Problem, kernel: str, scratch: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sweep", type=Path, nargs="+", required=True)
-    parser.add_argument("--min-ms", type=float, default=0.03, help="only problems whose best default time is at least this")
-    parser.add_argument("--max-ms", type=float, default=5.0)
-    parser.add_argument("--workers", type=int, default=16)
-    parser.add_argument("--compile-s", type=float, default=200.0, help="stop compiling (and leave problems out) after this")
-    parser.add_argument("--deadline-s", type=float, default=480.0, help="stop timing after this (from the start)")
-    parser.add_argument("--out", type=Path, required=True)
-    args = parser.parse_args(argv)
+    args = prototype_arguments(__doc__.split("\n\n")[0], min_ms=0.03, compile_s=200.0, deadline_s=480.0, argv=argv)
     problems = {k: v for k, v in best_default(args.sweep).items() if args.min_ms <= v[2] <= args.max_ms}
     print(f"{len(problems)} problems", flush=True)
     scratch = Path(tempfile.mkdtemp(prefix="proto-"))
     started = time.monotonic()
-    pool = ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn"))
-    jobs = [pool.submit(warm, p, kernel, str(scratch)) for p, kernel, _ in problems.values()]
-    compiled = set()
-    try:
-        for job in as_completed(jobs, timeout=args.compile_s):
-            compiled.add(job.result())
-            print(f"  compiled {len(compiled)}/{len(jobs)} at {time.monotonic() - started:.0f} s", flush=True)
-    except FuturesTimeout:
-        print(f"  compile deadline: {len(jobs) - len(compiled)} problems left out", flush=True)
-    pool.shutdown(wait=False, cancel_futures=True)
+    compiled = compile_in_workers(warm, [(p, kernel, str(scratch)) for p, kernel, _ in problems.values()],
+                                  workers=args.workers, compile_s=args.compile_s, started=started)
     rows = []
     # the three directions of a shape one after the other, so a deadline cuts shapes, not a direction
     for key, (problem, kernel, _) in sorted(problems.items(), key=lambda item: item[0].removeprefix(item[1][0].direction.value)):

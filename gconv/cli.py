@@ -229,13 +229,21 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from gconv.heuristics.dataset import group_by_target, read_measurements
+    from gconv.heuristics.dataset import group_by_target, kernels_outside, read_measurements
     from gconv.heuristics.model import SIBLING_DTYPES, model_dir
     from gconv.heuristics.train import TrainConfig, train
+    from gconv.runtime.registry import load_registry
 
     config = TrainConfig.load(Path(args.config)) if args.config else TrainConfig.load()
     files = [Path(f) for f in args.measurements]
-    groups = group_by_target(read_measurements(files))
+    measurements = read_measurements(files)
+    listed = {entry.name for rule_set in args.rule_set for entry in load_registry(rule_set).entries}
+    outside = kernels_outside(measurements, listed)
+    if outside:
+        raise GconvError(f"the measurements time {len(outside)} kernel{'s' if len(outside) > 1 else ''} that rule set "
+                         f"{', '.join(args.rule_set)} does not list (first: {outside[0]}); drop their rows "
+                         f"(python bench/drop_rows.py --where EXPR FILE) or name the rule set they come from")
+    groups = group_by_target(measurements)
     targets = [(d, t) for d, t in sorted(groups) if (not args.direction or d in args.direction)
                and (not args.dtype or t in args.dtype)]
     if not targets:
@@ -401,7 +409,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--direction", nargs="+", choices=["fwd", "bwd_data", "bwd_weight"])
     train.add_argument("--dtype", nargs="+", choices=["fp16", "bf16", "fp32"])
     train.add_argument("--arch", default="sm_90")
-    train.add_argument("--rule-set", nargs="+", default=["default"], help="rule sets the kernel pool came from")
+    train.add_argument("--rule-set", nargs="+", default=["default"], choices=RULE_SETS,
+                       help="rule sets the kernel pool came from (every measured kernel must be in one)")
     train.add_argument("--with-sibling-dtype", action="store_true",
                        help="train each fp16 / bf16 model on the other one's measured problems too (same element "
                             "size and kernels); cross-validation still tests on the model's own dtype only")

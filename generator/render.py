@@ -69,15 +69,15 @@ def template_name(config: KernelConfig) -> str:
 
 def sliding_source_rows(config: KernelConfig) -> list[tuple[int, list[tuple[int, int]]]]:
     """Sliding-rows depthwise: each source row j of a program's tile with the (output row i, filter row fy) pairs it
-    feeds. fwd reads input row h0 + j, where j = i * S + fy (S the row stride); bwd_data reads output-gradient row
-    oh0 + j, where j = i - fy + filter_size - 1 (stride 1: the filter runs backwards)."""
+    feeds. fwd and bwd_weight read input row h0 + j, where j = i * S + fy (S the row stride); bwd_data reads
+    output-gradient row oh0 + j, where j = i - fy + filter_size - 1 (stride 1: the filter runs backwards)."""
     rows: dict[int, list[tuple[int, int]]] = {}
     for i in range(config.tile_h):
         for fy in range(config.filter_size):
-            if config.direction is Direction.fwd:
-                j = i * config.sliding_rows + fy
-            else:
+            if config.direction is Direction.bwd_data:
                 j = i - fy + config.filter_size - 1
+            else:
+                j = i * config.sliding_rows + fy
             rows.setdefault(j, []).append((i, fy))
     return sorted(rows.items())
 

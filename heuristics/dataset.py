@@ -89,6 +89,12 @@ def read_measurements(paths: list[Path]) -> dict[str, ProblemMeasurements]:
     return {key: m for key, m in by_problem.items() if m.kernels}
 
 
+def kernels_outside(measurements: dict[str, ProblemMeasurements], listed: set[str]) -> list[str]:
+    """The measured instances (sorted) that listed does not name: training takes every measured kernel as a
+    candidate, so rows of a kernel the rule set no longer has would teach the model a choice the runtime never has."""
+    return sorted({name for m in measurements.values() for name in m.kernels} - listed)
+
+
 def group_by_target(measurements: dict[str, ProblemMeasurements]) -> dict[tuple[str, str], list[ProblemMeasurements]]:
     """(direction, dtype) -> its problems' measurements (one model per direction x dtype x arch)."""
     groups: dict[tuple[str, str], list[ProblemMeasurements]] = defaultdict(list)

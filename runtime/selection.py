@@ -75,7 +75,7 @@ def candidates(problem: Problem, rule_set: str | None = None, arch: str | None =
     """Every instance of the registry that runs problem on arch (some after padding), then the vendor path.
 
     Memoised per support key (the fields support and padding read): layers that differ only in batch, spatial
-    size, stride, padding or dilation share the enumeration.
+    size or column dilation share the enumeration.
     """
     rule_set, arch = active_rule_set(rule_set), arch or default_arch()
     key = (rule_set, arch, support_key(problem))

@@ -12,11 +12,11 @@ MAX_GRID_Y = 65535
 def support_key(problem: Problem) -> tuple:
     """Every problem field unsupported_reason (and channel padding) reads: equal keys -> equal answers.
 
-    Keep in step with unsupported_reason (stride and padding: the explicit GEMM kernels); tests/test_api.py checks the
-    invariance on random problems.
+    Keep in step with unsupported_reason (stride and padding: the explicit GEMM kernels; row stride and row dilation:
+    the sliding-rows kernels); tests/test_api.py checks the invariance on random problems.
     """
     p = problem
-    return p.direction, p.dtype, p.G, p.C, p.K, p.Y, p.X, p.stride_h, p.stride_w, p.pad_h, p.pad_w
+    return p.direction, p.dtype, p.G, p.C, p.K, p.Y, p.X, p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dil_h
 
 
 def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:

@@ -103,9 +103,10 @@ def test_support_depends_only_on_the_support_key():
         fields = dict(direction=rng.choice(["fwd", "bwd_data", "bwd_weight"]), dtype=rng.choice(["fp16", "bf16"]),
                       G=rng.choice([1, 2, 3, 32]), C=rng.choice([1, 3, 6, 8, 16, 24]), K=rng.choice([1, 5, 8, 32]),
                       Y=rng.choice([1, 3, 7]), X=rng.choice([1, 3, 5]), stride_h=rng.choice([1, 2]),
-                      stride_w=rng.choice([1, 2]), pad_h=rng.choice([0, 1, 3]), pad_w=rng.choice([0, 1]))
-        a = gconv.Problem(N=1, Hi=9, Wi=11, **fields)
-        b = gconv.Problem(N=rng.choice([2, 32]), Hi=rng.randint(20, 90), Wi=rng.randint(20, 90), dil_h=2,
+                      stride_w=rng.choice([1, 2]), pad_h=rng.choice([0, 1, 3]), pad_w=rng.choice([0, 1]),
+                      dil_h=rng.choice([1, 2]))
+        a = gconv.Problem(N=1, Hi=15, Wi=11, **fields)
+        b = gconv.Problem(N=rng.choice([2, 32]), Hi=rng.randint(20, 90), Wi=rng.randint(20, 90),
                           dil_w=rng.choice([1, 2]), **fields)
         assert support_key(a) == support_key(b)
         for entry in entries:
@@ -114,6 +115,18 @@ def test_support_depends_only_on_the_support_key():
                 assert padding_for(entry.config, a) == padding_for(entry.config, b), entry.name
                 checked += 1
     assert checked > 8_000
+
+
+def test_row_dilation_is_part_of_the_support_key():
+    """The sliding-rows kernels need row dilation 1: a dilated layer after an undilated one of the same shape must not
+    inherit their memoised candidacy (it did before dil_h joined the key)."""
+    from gconv.runtime.selection import kernels_for
+
+    shape = dict(direction="fwd", dtype="fp32", N=1, G=8, C=1, K=2, Hi=12, Wi=12, Y=3, X=3, stride_h=2, pad_h=1,
+                 pad_w=1)
+    sliding = "fwd_fp32_depthwise_t4x8c64_f3_m2_sr2_w2_v1"
+    assert sliding in kernels_for(gconv.Problem(**shape), "tiny")
+    assert sliding not in kernels_for(gconv.Problem(**shape, dil_h=2), "tiny")
 
 
 def test_gconv_vendor_0_in_the_environment_keeps_selections_to_the_instances():

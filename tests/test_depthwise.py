@@ -65,6 +65,16 @@ CASES = [
                                                               stride_w=1, pad_h=1, pad_w=2, dil_h=1, dil_w=2)),
     ("bwd_data_fp16_depthwise_t8x8c16_f7_m1_sr1_w4_v8", dict(N=1, G=16, K=1, Hi=17, Wi=10, Y=7, X=7, stride_h=1,
                                                               stride_w=1, pad_h=3, pad_w=3, dil_h=1, dil_w=1)),
+    # Sliding-rows bwd_weight (one program per filter column): row strides 1 and 2, W stride and dilation, split and
+    # unsplit, groups no block divides, tiles cut by the image edge.
+    ("bwd_weight_fp32_depthwise_t4x8c16_f5_m1_sr1_w2_v1_sk4", dict(N=2, G=19, K=1, Hi=11, Wi=13, Y=5, X=5,
+                                                                    stride_h=1, stride_w=2, pad_h=2, pad_w=1,
+                                                                    dil_h=1, dil_w=2)),
+    ("bwd_weight_fp16_depthwise_t4x16c32_f3_m1_sr2_w4_v8_sk16", dict(N=3, G=40, K=1, Hi=15, Wi=9, Y=3, X=3,
+                                                                      stride_h=2, stride_w=1, pad_h=1, pad_w=0,
+                                                                      dil_h=1, dil_w=1)),
+    ("bwd_weight_fp32_depthwise_t8x4c16_f7_m1_sr1_w2_v1_sk1", dict(N=1, G=5, K=1, Hi=10, Wi=7, Y=7, X=7, stride_h=1,
+                                                                    stride_w=1, pad_h=3, pad_w=3, dil_h=1, dil_w=1)),
 ]
 
 
@@ -153,6 +163,10 @@ def test_tiny_group_support_reasons(changes, reason):
      "sliding rows need row dilation 1, got dil_h=2"),
     ("bwd_data_bf16_depthwise_t4x16c64_f3_m1_sr1_w4_v8", dict(stride_w=2),
      "this sliding-rows bwd_data kernel needs stride 1x1, got 1x2"),
+    ("bwd_weight_bf16_depthwise_t4x16c32_f3_m1_sr2_w4_v8_sk16", dict(stride_h=1),
+     "this sliding-rows kernel is built for row stride 2, got stride_h=1"),
+    ("bwd_weight_bf16_depthwise_t4x16c32_f3_m1_sr1_w4_v8_sk16", dict(dil_h=2, pad_h=2),
+     "sliding rows need row dilation 1, got dil_h=2"),
 ])
 def test_sliding_rows_support_reasons(name, changes, reason):
     config = KernelConfig.from_name(name)
@@ -172,6 +186,17 @@ def test_sliding_rows_pair_each_source_row_with_the_rows_it_feeds():
     data = KernelConfig.from_name("bwd_data_fp32_depthwise_t4x8c16_f3_m1_sr1_w2_v1")  # gradient row oh0 + i - fy + 2
     assert sliding_source_rows(data) == [(0, [(0, 2)]), (1, [(0, 1), (1, 2)]), (2, [(0, 0), (1, 1), (2, 2)]),
                                          (3, [(1, 0), (2, 1), (3, 2)]), (4, [(2, 0), (3, 1)]), (5, [(3, 0)])]
+    weight = KernelConfig.from_name("bwd_weight_fp32_depthwise_t2x8c16_f3_m1_sr2_w2_v1_sk4")  # as fwd: h0 + 2 * i + fy
+    assert sliding_source_rows(weight) == [(0, [(0, 0)]), (1, [(0, 1)]), (2, [(0, 2), (1, 0)]), (3, [(1, 1)]),
+                                           (4, [(1, 2)])]
+
+
+def test_sliding_rows_bwd_weight_keeps_one_accumulator_row_per_filter_row():
+    config = KernelConfig.from_name("bwd_weight_bf16_depthwise_t4x16c32_f7_m1_sr1_w4_v8_sk16")
+    assert config.accumulator_elements == 16 * 32 * 7  # tile_w x block_n x filter rows, not block_m x ...
+    with pytest.raises(ValueError, match="bwd_weight with row stride 1 or 2 and multiplier 1; got sliding_rows=1 for "
+                                         "bwd_weight with group_channels=1, multiplier=2"):
+        KernelConfig.from_name("bwd_weight_bf16_depthwise_t4x16c32_f7_m2_sr1_w4_v8_sk16")
 
 
 def test_depthwise_grids():

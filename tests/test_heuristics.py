@@ -532,3 +532,19 @@ def test_the_no_vendor_twins_of_bench_vendor_candidate_never_pick_the_vendor_pat
     assert not any(name == "cudnn" for _, name in before.values())
     assert any(name == "cudnn" for _, name in shipped.values())
     assert model_module.MODELS_DIR == REPO_ROOT / "heuristics" / "models"
+
+
+def test_cli_train_refuses_kernels_the_rule_set_does_not_list(tmp_path, capsys):
+    """Training takes every measured kernel as a candidate: rows of a kernel that left the rule set are refused."""
+    lines = SAMPLE.read_text().splitlines()
+    header = lines[0].split(",")
+    kernel = header.index("kernel")
+    row = next(line.split(",") for line in lines[1:] if "_igemm_" in line.split(",")[kernel])
+    gone = row[kernel].replace("_mg1", "_mg64")  # a valid name no rule set lists
+    path = tmp_path / "m.csv"
+    path.write_text("\n".join(lines + [",".join(gone if i == kernel else v for i, v in enumerate(row))]) + "\n")
+    assert main(["train", "--measurements", str(path), "--out-root", str(tmp_path / "models")]) == 2
+    assert capsys.readouterr().err == (
+        f"error: the measurements time 1 kernel that rule set default does not list (first: {gone}); drop their rows "
+        "(python bench/drop_rows.py --where EXPR FILE) or name the rule set they come from\n")
+    assert not (tmp_path / "models").exists()

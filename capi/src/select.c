@@ -350,10 +350,12 @@ static wide resident_blocks_per_sm(const gconv_config *c) {
     wide by_threads = GCONV_MAX_THREADS_PER_SM / threads;
     wide accumulators = 16; /* heuristics/analytic.py accumulators_per_thread */
     if (c->algorithm == GCONV_ALGORITHM_IGEMM) accumulators = (wide)c->block_m * c->block_n / threads;
-    if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE)
-        accumulators = (wide)c->block_m * c->block_n * c->multiplier *
-                       (c->direction == GCONV_DIRECTION_BWD_WEIGHT ? c->filter_size : 1) *
-                       (c->direction == GCONV_DIRECTION_FWD ? 1 : c->group_channels) / threads;
+    if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE)  /* schemas/kernel_config.py accumulator_elements */
+        accumulators = (c->sliding_rows && c->direction == GCONV_DIRECTION_BWD_WEIGHT)
+                           ? (wide)c->tile_w * c->block_n * c->filter_size / threads
+                           : (wide)c->block_m * c->block_n * c->multiplier *
+                                 (c->direction == GCONV_DIRECTION_BWD_WEIGHT ? c->filter_size : 1) *
+                                 (c->direction == GCONV_DIRECTION_FWD ? 1 : c->group_channels) / threads;
     wide by_registers = a->registers_per_sm / ((accumulators + GCONV_REGISTERS_OVERHEAD_PER_THREAD) * threads);
     wide smem = c->algorithm == GCONV_ALGORITHM_IGEMM
                     ? (wide)c->num_stages * (c->block_m + c->block_n) * c->block_k * gconv_dtype_bytes(c->dtype) : 0;
