@@ -1,0 +1,37 @@
+"""bench/device_tree.py: the sources a rule set does not use leave the tree and come back, byte for byte."""
+import json
+
+import pytest
+
+from bench.device_tree import restore, stash, unlisted_sources
+
+
+def fake_tree(root):
+    kernels = root / "generated" / "kernels"
+    for path, text in {"fwd/a.py": "a\n", "fwd/b.py": "b\n", "bwd_weight/c.py": "c\n"}.items():
+        (kernels / path).parent.mkdir(parents=True, exist_ok=True)
+        (kernels / path).write_text(text)
+    (root / "generated" / "default").mkdir(parents=True)
+    (root / "generated" / "default" / "registry.json").write_text(
+        json.dumps({"entries": [{"source": "generated/kernels/fwd/a.py"}]}))
+
+
+def test_stash_moves_the_unlisted_sources_and_restore_brings_them_back(tmp_path):
+    root, stash_dir = tmp_path / "repo", tmp_path / "stash"
+    fake_tree(root)
+    assert unlisted_sources(root, "default") == ["generated/kernels/bwd_weight/c.py", "generated/kernels/fwd/b.py"]
+    assert stash(root, stash_dir) == 2
+    assert sorted(p.name for p in (root / "generated" / "kernels").rglob("*.py")) == ["a.py"]
+    with pytest.raises(ValueError, match="is not empty: restore it first"):
+        stash(root, stash_dir)
+    assert restore(root, stash_dir) == 2
+    assert (root / "generated" / "kernels" / "fwd" / "b.py").read_text() == "b\n"
+    assert (root / "generated" / "kernels" / "bwd_weight" / "c.py").read_text() == "c\n"
+    assert not stash_dir.exists()
+
+
+def test_restore_without_a_manifest_is_refused(tmp_path):
+    with pytest.raises(ValueError) as error:
+        restore(tmp_path, tmp_path / "nothing")
+    assert str(error.value) == (f"{tmp_path / 'nothing' / 'manifest.json'} does not exist: nothing was stashed there "
+                                "(or the stash was cut off before its manifest: move its files back by hand)")
