@@ -37,7 +37,7 @@ from gconv.runtime.api import execute
 from gconv.runtime.vendor import vendor_run
 from gconv.schemas import Direction, Problem
 
-from .prototype_harness import compile_in_workers, prototype_arguments
+from .prototype_harness import compile_in_workers, prototype_arguments, write_rows
 from .timing import median_ms, operand_sets, rotations_for
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # cpu: a smoke test under TRITON_INTERPRET=1
@@ -238,11 +238,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"   BAD {v[1]}: {v[2]}", flush=True)
     if not rows:
         return 1
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_rows(args.out, rows)
     summarise(rows)
     return 0
 

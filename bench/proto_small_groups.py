@@ -34,7 +34,7 @@ from gconv.schemas import Direction, KernelConfig, Problem
 from .ab_variant import _PROVENANCE, twin_of
 from gconv.generator.render import render
 from .problems import shape_class
-from .prototype_harness import compile_in_workers, prototype_arguments
+from .prototype_harness import compile_in_workers, prototype_arguments, write_rows
 from .timing import median_ms, operand_sets, rotations_for
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # cpu: a smoke test under TRITON_INTERPRET=1
@@ -325,11 +325,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"   BAD {x[1]}: {x[2]}", flush=True)
     if not rows:
         return 1
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_rows(args.out, rows)
     ratios = defaultdict(list)
     for key in problems:
         mine = [r for r in rows if r["problem"] == key and isinstance(r["proto_err"], float) and r["proto_err"] < 0.05]

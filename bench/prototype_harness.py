@@ -3,6 +3,7 @@ into Triton's cache in worker processes before one process times them."""
 from __future__ import annotations
 
 import argparse
+import csv
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -41,3 +42,12 @@ def compile_in_workers(warm: Callable[..., str], jobs: list[tuple], *, workers: 
         print(f"  compile deadline: {len(futures) - len(compiled)} problems left out", flush=True)
     pool.shutdown(wait=False, cancel_futures=True)
     return compiled
+
+
+def write_rows(path: Path, rows: list[dict]) -> None:
+    """The timed rows as a CSV (columns: the first row's keys)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
