@@ -4,8 +4,8 @@ by the compiled C selector (runtime/native_selector.py) and by the Python path, 
     python bench/selection_latency.py [--samples 300] [--rule-set default] [--arch sm_90] [--paths C Python]
 
 - cold: every cache cleared first (a problem whose channels / filter nobody asked about before);
-- warm support: a new problem key whose support key (direction, dtype, G, C, K, Y, X) was enumerated before
-  (other batch, spatial size, stride, padding or dilation: the common case inside one network);
+- warm support: a new problem key whose support key (runtime/support.py support_key) was enumerated before
+  (other batch or spatial size: the common case inside one network);
 - cached: the same problem again.
 Problems are seeded synthetic shapes (never model-zoo layers). Prints median and P99 per direction in microseconds,
 and for the C path the share of the model's trees its pruned search walked (of candidates x trees: the cost the
