@@ -21,9 +21,7 @@ dilation along W are free.
 """
 from __future__ import annotations
 
-import csv
 import importlib.util
-import math
 import sys
 import tempfile
 import time
@@ -33,12 +31,10 @@ from pathlib import Path
 import torch
 import triton
 
-from gconv.runtime.api import execute
-from gconv.runtime.vendor import vendor_run
 from gconv.schemas import Direction, Problem
 
-from .prototype_harness import compile_in_workers, prototype_arguments, write_rows
-from .timing import median_ms, operand_sets, rotations_for
+from .prototype_harness import best_default, compile_in_workers, prototype_arguments, summarise, time_problem, \
+    warm_problem, write_rows
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # cpu: a smoke test under TRITON_INTERPRET=1
 SMS = 132
@@ -164,41 +160,13 @@ def launch(problem: Problem, variant, x: torch.Tensor, dy: torch.Tensor, out: to
     out.copy_(ws)
 
 
-def best_default(sweeps: list[Path]) -> dict[str, tuple[Problem, str, float]]:
-    """problem key -> (problem, best default kernel, its sweep time) for the supported problems."""
-    best: dict[str, tuple[Problem, str, float]] = {}
-    for path in sweeps:
-        for r in csv.DictReader(open(path)):
-            if r["status"] != "ok" or r["kernel"].startswith("cudnn") or r["direction"] != "bwd_weight":
-                continue
-            problem = Problem(**{k: r[k] for k in Problem.model_fields if k in r})
-            if not supports(problem):
-                continue
-            t = float(r["time_ms"])
-            if problem.key not in best or t < best[problem.key][2]:
-                best[problem.key] = (problem, r["kernel"], t)
-    return best
-
-
 def warm(problem: Problem, kernel: str) -> str:
-    """Compile every variant of one problem into Triton's cache (a worker process's job)."""
-    x, dy = operand_sets(problem, DEVICE, 1)[0]
-    out = vendor_run(problem, x, dy)
-    jobs = [lambda: execute(problem, x, dy, kernel=kernel, rule_set="default")]
-    jobs += [lambda variant=variant: launch(problem, variant, x, dy, out) for variant in VARIANTS]
-    for job in jobs:
-        try:
-            job()
-        except Exception:  # noqa: BLE001 - the timed pass records it
-            pass
-    if DEVICE == "cuda":
-        torch.cuda.synchronize()
-    return problem.key
+    return warm_problem(problem, kernel, VARIANTS, launch, DEVICE)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = prototype_arguments(__doc__.split("\n\n")[0], min_ms=0.015, compile_s=150.0, deadline_s=400.0, argv=argv)
-    problems = {k: v for k, v in best_default(args.sweep).items() if args.min_ms <= v[2] <= args.max_ms}
+    problems = {k: v for k, v in best_default(args.sweep, supports).items() if args.min_ms <= v[2] <= args.max_ms}
     print(f"{len(problems)} problems, {len(VARIANTS)} variants", flush=True)
     started = time.monotonic()
     compiled = compile_in_workers(warm, [(p, kernel) for p, kernel, _ in problems.values()],
@@ -210,57 +178,12 @@ def main(argv: list[str] | None = None) -> int:
         if time.monotonic() - started > args.deadline_s:
             print("  timing deadline reached", flush=True)
             break
-        count = rotations_for(problem)
-        sets = operand_sets(problem, DEVICE, count)
-        expected = vendor_run(problem, *[t.double() for t in sets[0]]).float() if DEVICE == "cpu" else \
-            vendor_run(problem, *sets[0]).float()
-        scale = expected.abs().max().item() or 1.0
-        outs = [torch.empty_like(expected, dtype=sets[0][0].dtype) for _ in range(count)]
-        cudnn = median_ms(lambda i: vendor_run(problem, *sets[i % count]))
-        base = median_ms(lambda i: execute(problem, *sets[i % count], kernel=kernel, rule_set="default"))
-        timed = []
-        for variant in VARIANTS:
-            try:
-                launch(problem, variant, *sets[0], outs[0])
-                error = (outs[0].float() - expected).abs().max().item() / scale
-                t = median_ms(lambda i: launch(problem, variant, *sets[i % count], outs[i % count]))
-            except Exception as exc:  # noqa: BLE001 - one variant's failure is a row
-                error, t = f"{type(exc).__name__}: {str(exc)[:100]}", math.nan
-            timed.append((t, variant, error))
-            rows.append(dict(problem=key, base=kernel, base_ms=base, cudnn_ms=cudnn, variant="_".join(map(str, variant)),
-                             proto_ms=t, proto_err=error))
-        ok = [v for v in timed if math.isfinite(v[0]) and isinstance(v[2], float) and v[2] < 0.02]
-        best = min(ok, default=(math.nan, None, None))
-        print(f"{key}: cudnn {cudnn:.4f} default {base:.4f} ({kernel}) proto {best[0]:.4f} {best[1]} "
-              f"-> {base / best[0]:.2f}x default, {cudnn / best[0]:.2f}x cudnn", flush=True)
-        for v in timed:
-            if not (isinstance(v[2], float) and v[2] < 0.02):
-                print(f"   BAD {v[1]}: {v[2]}", flush=True)
+        rows += time_problem(problem, kernel, VARIANTS, launch, DEVICE)
     if not rows:
         return 1
     write_rows(args.out, rows)
     summarise(rows)
     return 0
-
-
-def summarise(rows: list[dict]) -> None:
-    """Geomean over problems of best default / best prototype and cuDNN / best prototype, and per variant."""
-    by_problem = defaultdict(list)
-    for r in rows:
-        if isinstance(r["proto_err"], float) and r["proto_err"] < 0.02 and math.isfinite(r["proto_ms"]):
-            by_problem[r["problem"]].append(r)
-    gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else math.nan  # noqa: E731
-    best = [min(rs, key=lambda r: r["proto_ms"]) for rs in by_problem.values()]
-    print(f"best prototype over best default {gm([r['base_ms'] / r['proto_ms'] for r in best]):.2f}x, "
-          f"over cuDNN {gm([r['cudnn_ms'] / r['proto_ms'] for r in best]):.2f}x ({len(best)} problems); "
-          f"best of both over best default {gm([r['base_ms'] / min(r['base_ms'], r['proto_ms']) for r in best]):.2f}x")
-    per_variant = defaultdict(list)
-    for rs in by_problem.values():
-        for r in rs:
-            per_variant[r["variant"]].append(r["base_ms"] / r["proto_ms"])
-    for variant, ratios in sorted(per_variant.items(), key=lambda kv: -gm(kv[1])):
-        wins = sum(min(rs, key=lambda r: r["proto_ms"])["variant"] == variant for rs in by_problem.values())
-        print(f"  {variant:24s} {gm(ratios):.2f}x default over {len(ratios)} problems, best on {wins}")
 
 
 if __name__ == "__main__":

@@ -217,7 +217,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
     pointers = _POINTERS[config.direction]
     tma_descriptor = {Direction.fwd: "w_desc", Direction.bwd_data: "w_desc", Direction.bwd_weight: "dy_desc"}
     operands = list(pointers)
-    if config.pipeline is Pipeline.tma:
+    if config.pipeline is Pipeline.tma and not config.tile_w:  # pixel boxes make their descriptors per tap
         operands.append(tma_descriptor[config.direction])
         if config.explicit_gemm:
             operands.append("x_desc")

@@ -44,8 +44,22 @@ def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
         reason = _explicit_gemm_reason(config, problem)
         if reason is not None:
             return reason
+    if config.tile_w:
+        reason = _pixel_box_reason(config, problem)
+        if reason is not None:
+            return reason
     if config.pipeline is Pipeline.tma:
         return _tma_reason(config, problem)
+    return None
+
+
+def _pixel_box_reason(config: KernelConfig, problem: Problem) -> str | None:
+    p = problem
+    if p.C % config.block_n:
+        return f"pixel boxes need C % block_n == 0 (one tap per column tile), got C={p.C}, block_n={config.block_n}"
+    if p.Hi < p.stride_h or p.Wi < p.stride_w:
+        return (f"pixel boxes need an input at least stride pixels high and wide (a tap's strided view of it), got "
+                f"{p.Hi}x{p.Wi} at stride {p.stride_h}x{p.stride_w}")
     return None
 
 

@@ -24,7 +24,7 @@ _TOKEN_PIPELINES = {token: pipeline for pipeline, token in PIPELINE_TOKENS.items
 _NAME_RE = re.compile(
     r"^(?P<direction>fwd|bwd_data|bwd_weight)_(?P<dtype>fp16|bf16|fp32)_(?:"
     r"igemm_m(?P<bm>\d+)n(?P<bn>\d+)k(?P<bk>\d+)_w(?P<iw>\d+)_s(?P<stages>\d+)_(?P<pipe>ms|tma|pers|strk)"
-    r"_g(?P<raster>\d+)_v(?P<iv>\d+)_mg(?P<merge>\d+)(?P<tm>_tm)?(?P<xg>_xg)?"
+    r"_g(?P<raster>\d+)_v(?P<iv>\d+)_mg(?P<merge>\d+)(?P<tm>_tm)?(?P<xg>_xg)?(?:_px(?P<ph>\d+)x(?P<pw>\d+))?"
     r"|direct_p(?P<bp>\d+)c(?P<bc>\d+)_w(?P<dw>\d+)_v(?P<dv>\d+)"
     r"|depthwise_t(?P<th>\d+)x(?P<tw>\d+)c(?P<gc>\d+)_f(?P<fs>\d+)_m(?P<mult>\d+)"
     r"(?:_cpg(?P<cpg>\d+))?(?:_sr(?P<sr>\d+))?"
@@ -49,6 +49,12 @@ class KernelConfig(BaseModel):
     multiplier 1; one channel per group) loads each input row a pixel tile reaches once per filter column and adds it
     into every output row it reaches, one accumulator per output row (bwd_weight: per filter row of its column), for
     row stride S and row dilation 1; 0 is the per-tap kernel (each tap loads).
+
+    `tile_w` W > 0 on an igemm bwd_weight tma kernel (one group per tile, atomic or no split): pixel boxes. Its
+    reduction walks boxes of block_k / W output rows x W output columns of one image, and a program's columns are
+    one filter tap's channels, so both operands load as boxes of tensor descriptors (dy's, and a strided view of x
+    from the tap's first input pixel) whose out-of-bounds elements read as zero: no per-element address arithmetic.
+    0 is the flat walk (block_k consecutive output pixels, the input patch gathered).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -107,7 +113,9 @@ class KernelConfig(BaseModel):
             raise ValueError("two_stage is an axis of the igemm bwd_weight kernels with split_k > 1 (each split "
                              "stores its partial tile in an fp32 workspace slice, one pass sums the slices)")
         if self.algorithm is not Algorithm.depthwise:
-            fixed.update(tile_w=0, filter_size=0, multiplier=0, group_channels=0, sliding_rows=0)
+            fixed.update(filter_size=0, multiplier=0, group_channels=0, sliding_rows=0)
+            if self.tile_w:
+                self._check_pixel_boxes()
         for field, value in fixed.items():
             if getattr(self, field) != value:
                 shown = value.value if isinstance(value, Pipeline) else value
@@ -115,6 +123,15 @@ class KernelConfig(BaseModel):
         if self.algorithm is Algorithm.depthwise:
             self._check_depthwise_axes()
         return self
+
+    def _check_pixel_boxes(self) -> None:
+        if (self.algorithm is not Algorithm.igemm or self.direction is not Direction.bwd_weight
+                or self.pipeline is not Pipeline.tma or self.groups_to_merge != 1 or self.two_stage):
+            raise ValueError("tile_w is an axis of the depthwise kernels and, as pixel boxes, of the igemm bwd_weight "
+                             "tma kernels of one group per tile without two_stage")
+        if not _is_power_of_two(self.tile_w) or self.tile_w > self.block_k:
+            raise ValueError(f"igemm pixel boxes need a power-of-two tile_w of at most block_k ({self.block_k}), "
+                             f"got {self.tile_w}")
 
     def _check_depthwise_axes(self) -> None:
         for field in ("tile_w", "multiplier", "group_channels"):
@@ -162,8 +179,11 @@ class KernelConfig(BaseModel):
 
     @property
     def tile_h(self) -> int:
-        """Depthwise: rows of the 2-D pixel tile a program owns (0 for the other algorithms)."""
-        return self.block_m // self.tile_w if self.tile_w else 0
+        """Rows of the 2-D pixel tile: depthwise, of the tile a program owns; igemm pixel boxes, of each box its
+        reduction walks (block_k pixels); 0 without tile_w."""
+        if not self.tile_w:
+            return 0
+        return (self.block_m if self.algorithm is Algorithm.depthwise else self.block_k) // self.tile_w
 
     @property
     def name(self) -> str:
@@ -173,6 +193,7 @@ class KernelConfig(BaseModel):
                 f"igemm_m{self.block_m}n{self.block_n}k{self.block_k}_w{self.num_warps}_s{self.num_stages}"
                 f"_{self.pipeline.token}_g{self.raster_group}_v{self.vector_width}_mg{self.groups_to_merge}"
                 f"{'_tm' if self.tap_major else ''}{'_xg' if self.explicit_gemm else ''}"
+                f"{f'_px{self.tile_h}x{self.tile_w}' if self.tile_w else ''}"
             )
         elif self.algorithm is Algorithm.direct:
             body = f"direct_p{self.block_m}c{self.block_n}_w{self.num_warps}_v{self.vector_width}"
@@ -206,7 +227,7 @@ class KernelConfig(BaseModel):
                 block_k=int(parts["bk"]), num_warps=int(parts["iw"]), num_stages=int(parts["stages"]),
                 pipeline=_TOKEN_PIPELINES[parts["pipe"]], raster_group=int(parts["raster"]),
                 vector_width=int(parts["iv"]), groups_to_merge=int(parts["merge"]), tap_major=parts["tm"] is not None,
-                explicit_gemm=parts["xg"] is not None,
+                explicit_gemm=parts["xg"] is not None, tile_w=int(parts["pw"] or 0),
             )
         if parts["bp"] is not None:
             return cls(

@@ -130,10 +130,11 @@ class Rule(_Strict):
             if depthwise and not present:
                 raise ValueError(f"a depthwise rule needs {field}")
         if not depthwise and (self.filter_sizes is not None or self.multipliers is not None
-                              or self.group_channels is not None or any(tile.tile_w is not None for tile in self.tiles)
-                              or self.sliding_rows != [0]):
-            raise ValueError("filter_sizes, multipliers, group_channels, sliding_rows and tiles[].tile_w are axes of "
-                             "the depthwise algorithm only")
+                              or self.group_channels is not None or self.sliding_rows != [0]):
+            raise ValueError("filter_sizes, multipliers, group_channels and sliding_rows are axes of the depthwise "
+                             "algorithm only")
+        if self.algorithm is not Algorithm.igemm and not depthwise and any(t.tile_w is not None for t in self.tiles):
+            raise ValueError("tiles[].tile_w is an axis of the depthwise algorithm and of the igemm pixel boxes only")
         return self
 
 

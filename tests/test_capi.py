@@ -357,6 +357,8 @@ def _device_problem(entry, aligned: bool = True):
         filters = channels
     else:
         channels, groups = max(32, c.block_k) + (0 if aligned else 8), max(2, c.groups_to_merge)
+        if c.tile_w:  # pixel boxes take whole column tiles of channels per tap: unaligned, padded up to one
+            channels = c.block_n if aligned else c.block_n - 8
         filters = channels
     if c.explicit_gemm:  # 1x1, stride 1, unpadded only
         shape = dict(Y=1, X=1, stride_h=1, stride_w=1, pad_h=0, pad_w=0)

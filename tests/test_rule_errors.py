@@ -117,8 +117,8 @@ CASES = {
                       "{path}:15: rules[0].num_stages: duplicate key 'num_stages'\n"
                       "  hint: each key may appear once in a mapping"),
     "axis-of-another-algorithm": ("full", "    num_stages: [2, 3]", "    num_stages: [2, 3]\n    sliding_rows: [1]",
-                                  "{path}:8: rules[0]: filter_sizes, multipliers, group_channels, sliding_rows and "
-                                  "tiles[].tile_w are axes of the depthwise algorithm only"),
+                                  "{path}:8: rules[0]: filter_sizes, multipliers, group_channels and sliding_rows are "
+                                  "axes of the depthwise algorithm only"),
     "unknown-arch": ("full", "archs: [sm_90]", "archs: [sm_91]",
                      "{path}:3: archs[0]: unknown arch 'sm_91'; expected one of: sm_80, sm_90\n"
                      "  hint: add sm_91.yaml under arch/ or remove it"),

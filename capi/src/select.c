@@ -174,6 +174,17 @@ const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p,
                    gconv_dtype_bytes(p->dtype), GCONV_TMA_ALIGN_BYTES, (double)row);
         }
     }
+    if (c->tile_w) { /* igemm bwd_weight pixel boxes (runtime/support.py _pixel_box_reason) */
+        if (p->C % c->block_n) {
+            REJECT("pixel boxes need C %% block_n == 0 (one tap per column tile), got C=%lld, block_n=%d",
+                   (long long)p->C, c->block_n);
+        }
+        if (p->Hi < p->stride_h || p->Wi < p->stride_w) {
+            REJECT("pixel boxes need an input at least stride pixels high and wide (a tap's strided view of it), "
+                   "got %lldx%lld at stride %lldx%lld", (long long)p->Hi, (long long)p->Wi, (long long)p->stride_h,
+                   (long long)p->stride_w);
+        }
+    }
     if (c->pipeline != GCONV_PIPELINE_TMA) return NULL;
     int64_t elt = gconv_dtype_bytes(p->dtype);
     if (p->direction == GCONV_DIRECTION_FWD) {

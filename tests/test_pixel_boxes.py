@@ -1,0 +1,65 @@
+"""igemm bwd_weight with pixel boxes (`_px<rows>x<cols>`: the reduction walks boxes of output pixels of one image, a
+program's columns are one filter tap's channels, both operands load as tensor-descriptor boxes whose out-of-bounds
+elements read as zero). Interpreter numerics against float64 into NaN-poisoned outputs (padding, ragged boxes, a
+stride-2 tap's own phase of the strided view, filters past a group, splits), support, names and the axis rule."""
+import pytest
+
+from gconv.runtime.support import unsupported_reason
+from gconv.schemas import KernelConfig, Problem
+
+from interpreter_numerics import assert_matches_reference
+
+SHAPES = {
+    # two groups of 64 -> 72 filters (a 64-row tile reads the next group's filters, never stored), 3x3 padded, a
+    # 6 x 10 output no 8 x 8 box divides
+    "g2-k72-3x3": dict(N=2, G=2, C=64, K=72, Hi=6, Wi=10, Y=3, X=3, pad_h=1, pad_w=1),
+    # stride 2 both ways (each tap reads its own phase of x: rows and columns 1 or 0 mod 2), row dilation 2, 5 x 3
+    "s2-d2-5x3": dict(N=1, G=1, C=64, K=64, Hi=11, Wi=9, Y=5, X=3, stride_h=2, stride_w=2, pad_h=3, pad_w=1, dil_h=2),
+}
+BOXES_64 = ["bwd_weight_fp16_igemm_m64n64k64_w4_s4_tma_g8_v8_mg1_px8x8_sk1",
+            "bwd_weight_fp16_igemm_m64n64k64_w4_s4_tma_g8_v8_mg1_px8x8_sk4"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("kernel", BOXES_64)
+def test_pixel_box_kernels_equal_the_reference(kernel, shape):
+    assert_matches_reference(kernel, Problem(direction="bwd_weight", dtype="fp16", **SHAPES[shape]), seed=7)
+
+
+def test_the_128_wide_one_row_boxes_equal_the_reference():
+    problem = Problem(direction="bwd_weight", dtype="fp16", N=2, G=1, C=128, K=80, Hi=5, Wi=7, Y=3, X=3, pad_h=1,
+                      pad_w=1)
+    assert_matches_reference("bwd_weight_fp16_igemm_m128n128k64_w8_s4_tma_g8_v8_mg1_px1x64_sk4", problem, seed=3)
+
+
+def test_support_needs_whole_column_tiles_per_tap_and_an_input_of_at_least_one_stride():
+    config = KernelConfig.from_name(BOXES_64[0])
+    base = dict(direction="bwd_weight", dtype="fp16", N=1, G=1, C=64, K=64, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
+    assert unsupported_reason(config, Problem(**base)) is None
+    assert unsupported_reason(config, Problem(**{**base, "C": 96})) == \
+        "pixel boxes need C % block_n == 0 (one tap per column tile), got C=96, block_n=64"
+    assert unsupported_reason(config, Problem(**{**base, "Hi": 1, "Y": 1, "pad_h": 0, "stride_h": 2})) == \
+        "pixel boxes need an input at least stride pixels high and wide (a tap's strided view of it), got 1x8 at " \
+        "stride 2x1"
+
+
+def test_names_carry_the_box_and_parse_back():
+    config = KernelConfig.from_name("bwd_weight_bf16_igemm_m64n64k32_w4_s4_tma_g8_v8_mg1_px2x16_sk16")
+    assert (config.tile_w, config.tile_h, config.block_k, config.split_k) == (16, 2, 32, 16)
+    assert KernelConfig.from_name(config.name) == config
+
+
+@pytest.mark.parametrize("update", [dict(pipeline="multistage"), dict(direction="fwd", split_k=1),
+                                    dict(groups_to_merge=2)])
+def test_pixel_boxes_are_an_axis_of_the_one_group_tma_bwd_weight_kernels_only(update):
+    axes = {**KernelConfig.from_name(BOXES_64[0]).axes(), **update}
+    with pytest.raises(ValueError, match="tile_w is an axis of the depthwise kernels and, as pixel boxes, of the igemm "
+                                         "bwd_weight tma kernels of one group per tile without two_stage"):
+        KernelConfig(**axes)
+
+
+def test_a_box_wider_than_the_reduction_step_is_refused():
+    axes = {**KernelConfig.from_name(BOXES_64[0]).axes(), "tile_w": 128}
+    with pytest.raises(ValueError, match=r"igemm pixel boxes need a power-of-two tile_w of at most block_k \(64\), "
+                                         r"got 128"):
+        KernelConfig(**axes)
