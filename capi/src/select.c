@@ -222,6 +222,13 @@ gconv_prob gconv_with_channels(const gconv_prob *p, int64_t C, int64_t K) {
 
 /* runtime/padding.py padding_for: the cheapest (C*K, C, K) padding that makes c run p; 0 when none does. */
 static int padding_for(const gconv_config *c, const gconv_prob *p, int64_t *padded_C, int64_t *padded_K) {
+    /* Padding only grows C and K: what it cannot change rejects p padded too (the same answer, found without trying
+     * every padding; most of a pool's kernels are of another family than the problem's). */
+    if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE &&
+        (p->C > c->group_channels || p->K > c->multiplier || p->Y != c->filter_size || p->X != c->filter_size))
+        return 0;
+    if (c->algorithm == GCONV_ALGORITHM_DIRECT && c->vector_width > 1 && (p->C > 1 || p->K > 1)) return 0;
+    if (c->groups_to_merge > p->G) return 0;
     int64_t aligns[4] = {1, c->vector_width, 16 / gconv_dtype_bytes(p->dtype), c->block_k};
     int count = 0;
     int64_t sorted[4];
