@@ -24,7 +24,6 @@ from __future__ import annotations
 import importlib.util
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import torch
@@ -32,8 +31,7 @@ import triton
 
 from gconv.schemas import Direction, Problem
 
-from .prototype_harness import best_default, compile_in_workers, prototype_arguments, summarise, time_problem, \
-    warm_problem, write_rows
+from .prototype_harness import prototype_arguments, run_prototype, warm_problem
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # cpu: a smoke test under TRITON_INTERPRET=1
 SMS = 132
@@ -163,24 +161,7 @@ def warm(problem: Problem, kernel_name: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = prototype_arguments(__doc__.split("\n\n")[0], min_ms=0.015, compile_s=200.0, deadline_s=400.0, argv=argv)
-    problems = {k: v for k, v in best_default(args.sweep, supports).items() if args.min_ms <= v[2] <= args.max_ms}
-    print(f"{len(problems)} problems, {len(VARIANTS)} variants", flush=True)
-    started = time.monotonic()
-    compiled = compile_in_workers(warm, [(p, name) for p, name, _ in problems.values()],
-                                  workers=args.workers, compile_s=args.compile_s, started=started)
-    rows = []
-    for key, (problem, name, _) in sorted(problems.items()):
-        if key not in compiled:
-            continue
-        if time.monotonic() - started > args.deadline_s:
-            print("  timing deadline reached", flush=True)
-            break
-        rows += time_problem(problem, name, VARIANTS, launch, DEVICE)
-    if not rows:
-        return 1
-    write_rows(args.out, rows)
-    summarise(rows)
-    return 0
+    return run_prototype(args, supports, warm, VARIANTS, launch, DEVICE)
 
 
 if __name__ == "__main__":

@@ -154,3 +154,28 @@ def summarise(rows: list[dict]) -> None:
     for variant, ratios in sorted(per_variant.items(), key=lambda kv: -gm(kv[1])):
         wins = sum(min(rs, key=lambda r: r["proto_ms"])["variant"] == variant for rs in by_problem.values())
         print(f"  {variant:24s} {gm(ratios):.2f}x default over {len(ratios)} problems, best on {wins}")
+
+
+def run_prototype(args: argparse.Namespace, supports: Callable[[Problem], bool], warm: Callable[[Problem, str], str],
+                  variants: list[tuple], launch: Launch, device: str) -> int:
+    """A prototype's main: the problems of args.sweep that supports accepts (best default time in the window), each
+    compiled by warm (a module-level function: it runs in spawned workers), then timed against its best default
+    kernel and cuDNN; the CSV written and the summary printed. 1 when nothing was timed."""
+    problems = {k: v for k, v in best_default(args.sweep, supports).items() if args.min_ms <= v[2] <= args.max_ms}
+    print(f"{len(problems)} problems, {len(variants)} variants", flush=True)
+    started = time.monotonic()
+    compiled = compile_in_workers(warm, [(p, kernel) for p, kernel, _ in problems.values()],
+                                  workers=args.workers, compile_s=args.compile_s, started=started)
+    rows = []
+    for key, (problem, kernel, _) in sorted(problems.items()):
+        if key not in compiled:
+            continue
+        if time.monotonic() - started > args.deadline_s:
+            print("  timing deadline reached", flush=True)
+            break
+        rows += time_problem(problem, kernel, variants, launch, device)
+    if not rows:
+        return 1
+    write_rows(args.out, rows)
+    summarise(rows)
+    return 0
