@@ -31,7 +31,7 @@ import triton
 
 from gconv.schemas import Direction, Problem
 
-from .prototype_harness import prototype_arguments, run_prototype, warm_problem
+from .prototype_harness import prototype_arguments, run_prototype
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # cpu: a smoke test under TRITON_INTERPRET=1
 SMS = 132
@@ -155,13 +155,9 @@ def launch(problem: Problem, variant, x: torch.Tensor, dy: torch.Tensor, out: to
         out.copy_(ws)
 
 
-def warm(problem: Problem, kernel_name: str) -> str:
-    return warm_problem(problem, kernel_name, VARIANTS, launch, DEVICE)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = prototype_arguments(__doc__.split("\n\n")[0], min_ms=0.015, compile_s=200.0, deadline_s=400.0, argv=argv)
-    return run_prototype(args, supports, warm, VARIANTS, launch, DEVICE)
+    return run_prototype(args, supports, VARIANTS, launch, DEVICE)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures import TimeoutError as FuturesTimeout
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -156,14 +157,16 @@ def summarise(rows: list[dict]) -> None:
         print(f"  {variant:24s} {gm(ratios):.2f}x default over {len(ratios)} problems, best on {wins}")
 
 
-def run_prototype(args: argparse.Namespace, supports: Callable[[Problem], bool], warm: Callable[[Problem, str], str],
-                  variants: list[tuple], launch: Launch, device: str) -> int:
+def run_prototype(args: argparse.Namespace, supports: Callable[[Problem], bool], variants: list[tuple],
+                  launch: Launch, device: str) -> int:
     """A prototype's main: the problems of args.sweep that supports accepts (best default time in the window), each
-    compiled by warm (a module-level function: it runs in spawned workers), then timed against its best default
-    kernel and cuDNN; the CSV written and the summary printed. 1 when nothing was timed."""
+    compiled by warm_problem in spawned workers (launch must be a module-level function, which they import), then
+    timed against its best default kernel and cuDNN; the CSV written and the summary printed. 1 when nothing was
+    timed."""
     problems = {k: v for k, v in best_default(args.sweep, supports).items() if args.min_ms <= v[2] <= args.max_ms}
     print(f"{len(problems)} problems, {len(variants)} variants", flush=True)
     started = time.monotonic()
+    warm = partial(warm_problem, variants=variants, launch=launch, device=device)
     compiled = compile_in_workers(warm, [(p, kernel) for p, kernel, _ in problems.values()],
                                   workers=args.workers, compile_s=args.compile_s, started=started)
     rows = []

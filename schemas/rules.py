@@ -133,7 +133,7 @@ class Rule(_Strict):
                               or self.group_channels is not None or self.sliding_rows != [0]):
             raise ValueError("filter_sizes, multipliers, group_channels and sliding_rows are axes of the depthwise "
                              "algorithm only")
-        if self.algorithm is not Algorithm.igemm and not depthwise and any(t.tile_w is not None for t in self.tiles):
+        if self.algorithm is Algorithm.direct and any(tile.tile_w is not None for tile in self.tiles):
             raise ValueError("tiles[].tile_w is an axis of the depthwise algorithm and of the igemm pixel boxes only")
         return self
 
