@@ -21,20 +21,20 @@ from gconv.paths import REPO_ROOT
 MANIFEST = "manifest.json"
 
 
-def unlisted_sources(root: Path, rule_set: str) -> list[str]:
-    """The kernel sources under root/generated/kernels (relative paths, sorted) that rule_set's registry does not use."""
-    registry = json.loads((root / "generated" / rule_set / "registry.json").read_text())
-    listed = {entry["source"] for entry in registry["entries"]}
+def unlisted_sources(root: Path, rule_sets: tuple[str, ...]) -> list[str]:
+    """The kernel sources under root/generated/kernels (relative paths, sorted) that no registry of rule_sets uses."""
+    listed = {entry["source"] for rule_set in rule_sets
+              for entry in json.loads((root / "generated" / rule_set / "registry.json").read_text())["entries"]}
     kernels = root / "generated" / "kernels"
     return sorted(p.relative_to(root).as_posix() for p in kernels.rglob("*.py") if p.relative_to(root).as_posix()
                   not in listed)
 
 
-def stash(root: Path, stash_dir: Path, rule_set: str = "default") -> int:
-    """Move the sources rule_set does not use from root into stash_dir; how many moved."""
+def stash(root: Path, stash_dir: Path, rule_sets: tuple[str, ...] = ("default",)) -> int:
+    """Move the sources no set of rule_sets uses from root into stash_dir; how many moved."""
     if stash_dir.exists() and any(stash_dir.iterdir()):
         raise ValueError(f"{stash_dir} is not empty: restore it first (python -m bench.device_tree restore {stash_dir})")
-    paths = unlisted_sources(root, rule_set)
+    paths = unlisted_sources(root, rule_sets)
     for path in paths:
         target = stash_dir / path
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -61,11 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("action", choices=["stash", "restore"])
     parser.add_argument("stash_dir", type=Path)
-    parser.add_argument("--rule-set", default="default", help="the set the device calls run (stash keeps its sources)")
+    parser.add_argument("--rule-set", nargs="+", default=["default"],
+                        help="the sets the device calls run (stash keeps their sources)")
     args = parser.parse_args(argv)
     try:
         if args.action == "stash":
-            print(f"moved {stash(REPO_ROOT, args.stash_dir, args.rule_set)} kernel sources to {args.stash_dir}")
+            print(f"moved {stash(REPO_ROOT, args.stash_dir, tuple(args.rule_set))} kernel sources to {args.stash_dir}")
         else:
             print(f"moved {restore(REPO_ROOT, args.stash_dir)} kernel sources back from {args.stash_dir}")
     except ValueError as error:

@@ -5,7 +5,9 @@ Pure functions of their arguments; byte-stable output (fixed float format, no ti
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+from gconv.heuristics.lightgbm_text import Forest, parse_forest
 
 if TYPE_CHECKING:
     from gconv.heuristics.model import SelectionModel
@@ -21,7 +23,6 @@ ENUMS = {
 CONFIG_FIELDS = ("direction", "dtype", "algorithm", "block_m", "block_n", "block_k", "num_warps", "num_stages",
                  "pipeline", "raster_group", "vector_width", "groups_to_merge", "split_k", "tile_w", "filter_size",
                  "multiplier", "group_channels", "sliding_rows", "tap_major", "two_stage", "explicit_gemm")
-MISSING_TYPES = ("None", "Zero", "NaN")  # LightGBM's MissingType, in its bit encoding (decision_type bits 2-3)
 TARGETS = ("log_time", "log_time_over_roofline", "log_time_over_analytic")  # heuristics/target.py, as C indices
 
 
@@ -95,73 +96,24 @@ def roofline_lines(spec: ArchSpec) -> list[str]:
             f"const double gconv_roofline_bandwidth_gbs = {c_float(spec.roofline_bandwidth_gbs)};", ""]
 
 
-class Forest(NamedTuple):
-    """A model's trees as gconv_model holds them: nodes (feature, flags, threshold, left, right) with flags =
-    default_left | missing_type << 1 (LightGBM's numerical split), leaf values, and one root per tree; a root or
-    child >= 0 is a node, < 0 is ~leaf. Nodes and leaves are numbered as LightGBM numbers them, tree after tree."""
-
-    nodes: list[tuple[int, int, float, int, int]]
-    leaves: list[float]
-    roots: list[int]
-
-    @property
-    def plain(self) -> int:
-        """1 when every split's missing type is None (gconv_model.plain: the C walk then only compares)."""
-        return int(all(flags >> 1 == 0 for _, flags, _, _, _ in self.nodes))
-
-
-def _flatten_tree(tree: dict, label: str) -> tuple[list[tuple], list[float], int]:
-    """One tree of Booster.dump_model() as (nodes, leaf values, root), numbered within the tree."""
-    nodes: dict[int, tuple] = {}
-    leaves: dict[int, float] = {}
-
-    def visit(node: dict) -> int:
-        if "leaf_value" in node:
-            index = node.get("leaf_index", 0)
-            leaves[index] = float(node["leaf_value"])
-            return ~index
-        if node["decision_type"] != "<=":
-            raise ValueError(f"model {label}: split {node['split_index']} is categorical ({node['decision_type']!r}); "
-                             "the C evaluator handles numerical splits only")
-        flags = int(bool(node["default_left"])) | MISSING_TYPES.index(node["missing_type"]) << 1
-        index = node["split_index"]
-        nodes[index] = None  # reserve (children are numbered after their parent)
-        left, right = visit(node["left_child"]), visit(node["right_child"])
-        nodes[index] = (int(node["split_feature"]), flags, float(node["threshold"]), left, right)
-        return index
-
-    root = visit(tree["tree_structure"])
-    if sorted(nodes) != list(range(len(nodes))) or sorted(leaves) != list(range(len(leaves))):
-        raise ValueError(f"model {label}: tree {tree['tree_index']} does not number its nodes and leaves densely")
-    return [nodes[i] for i in range(len(nodes))], [leaves[i] for i in range(len(leaves))], root
+def model_forests(label: str, regressor: str, ranker: str | None, vendor: str | None, *,
+                  feature_count: int | None = None) -> tuple[Forest, Forest | None, Forest | None]:
+    """A model's text models (LightGBM's model.txt format; None: not trained) as the forests the C evaluator sums:
+    the regressor's as they are, the ranker's leaves negated (its sum is then exactly minus Booster.predict: a cost
+    the C search minimises, as it does predicted times), the vendor classifier's negated too (its raw score, the
+    log-odds, lowers the vendor path's key). ValueError (heuristics/lightgbm_text.py parse_forest) for what the C
+    evaluator cannot sum, UnreadableModel for text that is not a model."""
+    return (parse_forest(regressor, label, feature_count=feature_count),
+            None if ranker is None else parse_forest(ranker, f"{label} ranker", negate=True,
+                                                      feature_count=feature_count),
+            None if vendor is None else parse_forest(vendor, f"{label} vendor classifier", negate=True,
+                                                      feature_count=feature_count))
 
 
-def forest_of(booster, label: str, *, negate: bool = False) -> Forest:
-    """A LightGBM booster's trees (a SelectionModel's regressor, ranker or vendor classifier), flattened; ValueError
-    for what the C evaluator cannot sum (another objective, categorical splits). negate: every leaf value negated (a
-    ranker's, so that its sum is exactly minus Booster.predict: a cost the C search minimises, as it does predicted
-    times). A binary classifier's sum is its raw score, the log-odds (Booster.predict(raw_score=True))."""
-    dump = booster.dump_model()
-    if (dump["num_class"], dump["num_tree_per_iteration"], dump["average_output"]) != (1, 1, False) or \
-            dump["objective"].split()[0] not in ("regression", "lambdarank", "binary") or "sqrt" in dump["objective"]:
-        raise ValueError(f"model {label}: objective {dump['objective']!r} with {dump['num_class']} classes; "
-                         "the C evaluator sums plain regression, lambdarank or binary trees")
-    trees = dump["tree_info"]
-    if len(trees) != booster.num_trees():
-        raise ValueError(f"model {label}: dump_model gives {len(trees)} trees, the booster predicts with "
-                         f"{booster.num_trees()}")
-    forest = Forest([], [], [])
-    for tree in trees:
-        tree_nodes, tree_leaves, root = _flatten_tree(tree, label)
-        base_node, base_leaf = len(forest.nodes), len(forest.leaves)
-
-        def shift(ref: int) -> int:
-            return ref + base_node if ref >= 0 else ~(~ref + base_leaf)
-
-        forest.nodes.extend((f, flags, t, shift(left), shift(right)) for f, flags, t, left, right in tree_nodes)
-        forest.leaves.extend(-value if negate else value for value in tree_leaves)
-        forest.roots.append(shift(root))
-    return forest
+def booster_forests(model: SelectionModel) -> tuple[Forest, Forest | None, Forest | None]:
+    """model_forests of a loaded model's LightGBM boosters (their text models)."""
+    return model_forests(model.label, *(None if booster is None else booster.model_to_string()
+                                        for booster in (model.booster, model.ranker, model.vendor)))
 
 
 def pool_names(model: SelectionModel) -> list[str]:

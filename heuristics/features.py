@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gconv.runtime.grid import cdiv, residue_taps, row_tiles, tile_grid, tile_rows_cols
+from gconv.runtime.grid import cdiv, col_tiles, residue_taps, row_tiles, tile_grid, tile_rows_cols
 from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig, Pipeline, Problem
 
 from .analytic import (LAUNCH_LATENCY_S, PERSISTENT_GAIN, estimate, memory_efficiency, padded_reduction,
@@ -73,7 +73,7 @@ def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,
     if config.algorithm is Algorithm.igemm:
         rows, cols = tile_rows_cols(config, problem)
         waste_m = row_tiles(config, problem) * config.block_m / rows
-        waste_n = cdiv(cols, config.block_n) * config.block_n / cols
+        waste_n = col_tiles(config, problem) * config.block_n / cols
         if config.tap_major:  # each tap's channels (fwd) or filters (bwd_data) padded to block_k
             per_tap = problem.C if config.direction is Direction.fwd else problem.K
             waste_k = cdiv(per_tap, config.block_k) * config.block_k / per_tap
@@ -83,7 +83,7 @@ def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,
         else:
             gemm_k = problem.gemm.K if config.direction is Direction.fwd else cdiv(problem.gemm.K, config.split_k)
             waste_k = cdiv(gemm_k, config.block_k) * config.block_k / gemm_k
-        padded_work = 2.0 * cdiv(cols, config.block_n) * grid[1] * config.block_m * config.block_n * \
+        padded_work = 2.0 * col_tiles(config, problem) * grid[1] * config.block_m * config.block_n * \
             padded_reduction(config, problem)
     else:
         waste_m, waste_n = cuda_core_waste(config, problem)
@@ -180,6 +180,7 @@ class _KernelColumns(NamedTuple):
     cuda_core: np.ndarray | None  # bool mask of the direct and depthwise kernels (None when there are none)
     depthwise: np.ndarray | None  # bool mask of the depthwise kernels (None when there are none)
     tap_major: np.ndarray | None  # bool mask of the tap-major igemm kernels (None when there are none)
+    pixel_boxes: np.ndarray | None  # bool mask of the pixel-box igemm bwd_weight kernels (None when there are none)
     block_m: np.ndarray
     block_n: np.ndarray
     tile_h: np.ndarray  # depthwise pixel tile rows and columns (1 for the other algorithms)
@@ -242,6 +243,7 @@ class _ConfigNumbers(NamedTuple):
     cuda_core: bool
     depthwise: bool
     tap_major: bool
+    pixel_boxes: bool
     block_m: int
     block_n: int
     tile_h: int
@@ -281,8 +283,8 @@ def _config_numbers(c: KernelConfig, arch: ArchSpec) -> _ConfigNumbers:
         features=tuple(kernel_features(c)),
         divisors=(1, 1, 1, 1) if cuda_core else (c.block_m, c.block_n, c.block_k, merge),
         multipliers=(merge if c.direction is Direction.bwd_weight else 1, merge, 1, 1), cuda_core=cuda_core,
-        depthwise=depthwise, tap_major=c.tap_major, block_m=c.block_m, block_n=c.block_n,
-        tile_h=c.tile_h if depthwise else 1,
+        depthwise=depthwise, tap_major=c.tap_major, pixel_boxes=bool(c.tile_w) and not cuda_core, block_m=c.block_m,
+        block_n=c.block_n, tile_h=c.tile_h if depthwise else 1,
         tile_w=c.tile_w if depthwise else 1, filter_size=c.filter_size if depthwise else 1, split_k=c.split_k,
         slots=arch.sm_count * resident_blocks_per_sm(c, arch),
         double_tile_volume=2 * c.block_m * c.block_n * c.block_k, peak_flops=peak_flops(c, arch),
@@ -301,7 +303,8 @@ def _build_kernel_columns(configs: tuple[KernelConfig, ...], arch: ArchSpec) -> 
         features=n.features.T.copy(), divisors=n.divisors, multipliers=n.multipliers,
         cuda_core=n.cuda_core.astype(bool) if n.cuda_core.any() else None,
         depthwise=n.depthwise.astype(bool) if n.depthwise.any() else None,
-        tap_major=n.tap_major.astype(bool) if n.tap_major.any() else None, block_m=n.block_m, block_n=n.block_n,
+        tap_major=n.tap_major.astype(bool) if n.tap_major.any() else None,
+        pixel_boxes=n.pixel_boxes.astype(bool) if n.pixel_boxes.any() else None, block_m=n.block_m, block_n=n.block_n,
         tile_h=n.tile_h, tile_w=n.tile_w, filter_size=n.filter_size, splits=n.split_k,
         split_k=n.split_k if (n.split_k > 1).any() else None,
         split_k_bytes=np.where(n.split_k > 1, 2 * n.split_k * 4, 0.0),
@@ -427,6 +430,8 @@ def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, origin
         np.copyto(steps[2], tap_steps, where=k.tap_major)
         if residue:  # the classes' taps together are all Y*X of them
             walked = np.where(k.tap_major, tap_steps, walked)
+    if k.pixel_boxes is not None:  # grid.col_tiles: each filter tap's channels rounded up to whole column tiles
+        np.copyto(steps[1], r.Y * r.X * np.ceil(r.C / k.block_n), where=k.pixel_boxes)
     np.divide(steps[:3] * k.divisors[:3], extents[:3], out=derived[_WASTE])  # CUDA-core kernels: 1 (divisors 1), then
     if k.cuda_core is not None and k.direction is not Direction.bwd_weight:  # their tiles' padding (cuda_core_waste)
         np.copyto(derived[_WASTE][:2], _cuda_core_waste(k, r), where=k.cuda_core)

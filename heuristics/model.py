@@ -5,6 +5,7 @@ import datetime
 import math
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -15,6 +16,7 @@ from gconv.runtime.registry import VENDOR_KERNEL
 from gconv.schemas import ArchSpec, Direction, DType, KernelConfig, Problem
 
 from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix, vendor_row
+from .lightgbm_text import TextModel, UnreadableModel
 from .target import Target, scale_ms
 
 MODELS_DIR = REPO_ROOT / "heuristics" / "models"
@@ -135,39 +137,17 @@ def as_dtype(kernel: str, dtype: str) -> str:
     return KernelConfig.from_name(kernel).model_copy(update={"dtype": DType(dtype)}).name
 
 
-class SelectionModel:
-    """Scores candidate kernels of a problem: choice keys (lower is better) and predicted milliseconds.
+class StoredModel(NamedTuple):
+    """A model directory whose metadata passed every check, read without LightGBM: what the C library's build
+    (capi/cmake_tool.py) needs, and what SelectionModel.from_stored loads the trees of. label: e.g. sm_90/fwd_bf16, as
+    select() reasons name it ("sm_90/fwd_bf16 used for fp16" for a stand-in)."""
 
-    booster: the regressor (predicted time); ranker: the LambdaRank model that chooses (higher score, faster kernel),
-    when trained (metadata.ranking), else None and the regressor chooses."""
-
-    def __init__(self, booster, metadata: ModelMetadata, path: Path, label: str | None = None, ranker=None,
-                 vendor=None):
-        self.booster, self.metadata, self.path, self.ranker, self.vendor = booster, metadata, path, ranker, vendor
-        # e.g. sm_90/fwd_bf16, as select() reasons name it ("sm_90/fwd_bf16 used for fp16" for a stand-in)
-        self.label = label or f"{path.parent.name}/{path.name}"
-        self._pool = frozenset(metadata.kernel_pool)
-
-    def standing_in_for(self, dtype: str) -> "SelectionModel":
-        """This model scoring the same kernels of another dtype (SIBLING_DTYPES): its pool renamed to that dtype."""
-        pool = sorted(as_dtype(name, dtype) for name in self.metadata.kernel_pool)
-        metadata = self.metadata.model_copy(update={"dtype": dtype, "kernel_pool": pool})
-        return SelectionModel(self.booster, metadata, self.path, label=f"{self.label} used for {dtype}",
-                              ranker=self.ranker, vendor=self.vendor)
-
-    def knows(self, kernel: str) -> bool:
-        """Whether the model was trained on the kernel (metadata.kernel_pool: measured in its own dtype's rows or its
-        sibling dtype's): it scores only those; a selection skips the others rather than extrapolate to kernels it
-        never saw."""
-        return kernel in self._pool
-
-    @property
-    def choosing_forest(self):
-        """The forest a selection walks: the ranker when there is one, else the regressor (choice_keys)."""
-        return self.booster if self.ranker is None else self.ranker
+    path: Path
+    metadata: ModelMetadata
+    label: str
 
     @classmethod
-    def load(cls, path: Path, *, direction: str, dtype: str, arch: str) -> "SelectionModel":
+    def read(cls, path: Path, *, direction: str, dtype: str, arch: str) -> "StoredModel":
         meta_path, model_path = path / METADATA_FILE, path / MODEL_FILE
         for needed in (meta_path, model_path):
             if not needed.exists():
@@ -187,10 +167,61 @@ class SelectionModel:
         if metadata.feature_version != FEATURE_VERSION or metadata.feature_names != FEATURE_NAMES:
             raise ModelError(f"model {path} uses feature version {metadata.feature_version}; this gconv computes "
                              f"version {FEATURE_VERSION}: retrain it with 'gconv train'")
-        booster = _read_booster(path, MODEL_FILE)
-        ranker = _read_booster(path, RANKER_FILE) if metadata.ranking is not None else None
-        vendor = _read_booster(path, VENDOR_FILE) if metadata.vendor_weight > 0 else None
-        return cls(booster, metadata, path, ranker=ranker, vendor=vendor)
+        return cls(path, metadata, f"{path.parent.name}/{path.name}")
+
+    def standing_in_for(self, dtype: str) -> "StoredModel":
+        """This model scoring the same kernels of another dtype (SIBLING_DTYPES): its pool renamed to that dtype."""
+        pool = sorted(as_dtype(name, dtype) for name in self.metadata.kernel_pool)
+        metadata = self.metadata.model_copy(update={"dtype": dtype, "kernel_pool": pool})
+        return StoredModel(self.path, metadata, f"{self.label} used for {dtype}")
+
+    def forest_files(self) -> tuple[str, str | None, str | None]:
+        """The text models of the regressor, the ranker (None: not trained) and the vendor classifier (None: weight 0)."""
+        return (MODEL_FILE, RANKER_FILE if self.metadata.ranking is not None else None,
+                VENDOR_FILE if self.metadata.vendor_weight > 0 else None)
+
+    def forest_texts(self) -> tuple[str, str | None, str | None]:
+        """forest_files' contents (ModelError when one cannot be read)."""
+        try:
+            return tuple(None if name is None else (self.path / name).read_text() for name in self.forest_files())
+        except (OSError, UnicodeDecodeError) as error:
+            raise ModelError(f"model {self.path}: {error}") from None
+
+
+class SelectionModel:
+    """Scores candidate kernels of a problem: choice keys (lower is better) and predicted milliseconds.
+
+    booster: the regressor (predicted time); ranker: the LambdaRank model that chooses (higher score, faster kernel),
+    when trained (metadata.ranking), else None and the regressor chooses."""
+
+    def __init__(self, booster, metadata: ModelMetadata, path: Path, label: str | None = None, ranker=None,
+                 vendor=None):
+        self.booster, self.metadata, self.path, self.ranker, self.vendor = booster, metadata, path, ranker, vendor
+        # e.g. sm_90/fwd_bf16, as select() reasons name it ("sm_90/fwd_bf16 used for fp16" for a stand-in)
+        self.label = label or f"{path.parent.name}/{path.name}"
+        self._pool = frozenset(metadata.kernel_pool)
+
+    def knows(self, kernel: str) -> bool:
+        """Whether the model was trained on the kernel (metadata.kernel_pool: measured in its own dtype's rows or its
+        sibling dtype's): it scores only those; a selection skips the others rather than extrapolate to kernels it
+        never saw."""
+        return kernel in self._pool
+
+    @property
+    def choosing_forest(self):
+        """The forest a selection walks: the ranker when there is one, else the regressor (choice_keys)."""
+        return self.booster if self.ranker is None else self.ranker
+
+    @classmethod
+    def load(cls, path: Path, *, direction: str, dtype: str, arch: str) -> "SelectionModel":
+        return cls.from_stored(StoredModel.read(path, direction=direction, dtype=dtype, arch=arch))
+
+    @classmethod
+    def from_stored(cls, stored: StoredModel) -> "SelectionModel":
+        """The stored model with its text models read by LightGBM (or, where it is not installed, by TextModel)."""
+        boosters = [None if name is None else _read_booster(stored.path, name) for name in stored.forest_files()]
+        return cls(boosters[0], stored.metadata, stored.path, label=stored.label, ranker=boosters[1],
+                   vendor=boosters[2])
 
     def predict_ms(self, problem: Problem, candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec
                    ) -> np.ndarray:
@@ -228,9 +259,17 @@ class SelectionModel:
 
 
 def _read_booster(path: Path, name: str):
-    """One LightGBM text model of a model directory, with the feature count checked."""
-    import lightgbm
-
+    """One LightGBM text model of a model directory, with the feature count checked: a LightGBM Booster, or where
+    LightGBM is not installed a lightgbm_text.TextModel (the same raw scores, bit for bit)."""
+    try:
+        import lightgbm
+    except ImportError:
+        try:
+            return TextModel((path / name).read_text(), f"{path}: {name}", feature_count=len(FEATURE_NAMES))
+        except (OSError, UnicodeDecodeError, UnreadableModel) as error:
+            raise ModelError(f"model {path}: {name} is not a readable LightGBM model ({error})") from None
+        except ValueError as error:  # trees it cannot sum (another objective, categorical splits)
+            raise ModelError(f"model {path}: {name} needs LightGBM, which is not installed ({error})") from None
     try:
         booster = lightgbm.Booster(model_file=str(path / name))
     except Exception as error:  # LightGBM raises its own error types for unreadable files
@@ -241,18 +280,23 @@ def _read_booster(path: Path, name: str):
     return booster
 
 
-def load_model(direction: str, dtype: str, arch: str, root: Path | None = None) -> SelectionModel | None:
-    """The model of a target under root (default MODELS_DIR): its own when its directory exists (a ModelError when
-    that one is unusable), else its SIBLING_DTYPES model standing in for it, else None."""
+def locate_model(direction: str, dtype: str, arch: str, root: Path | None = None) -> StoredModel | None:
+    """The model of a target under root (default MODELS_DIR), read without LightGBM: its own when its directory exists
+    (a ModelError when that one is unusable), else its SIBLING_DTYPES model standing in for it, else None."""
     path = model_dir(direction, dtype, arch, root)
     if path.exists():
-        return SelectionModel.load(path, direction=direction, dtype=dtype, arch=arch)
+        return StoredModel.read(path, direction=direction, dtype=dtype, arch=arch)
     sibling = SIBLING_DTYPES.get(dtype)
     if sibling is None or not model_dir(direction, sibling, arch, root).exists():
         return None
-    model = SelectionModel.load(model_dir(direction, sibling, arch, root), direction=direction, dtype=sibling,
-                                arch=arch)
-    return model.standing_in_for(dtype)
+    stored = StoredModel.read(model_dir(direction, sibling, arch, root), direction=direction, dtype=sibling, arch=arch)
+    return stored.standing_in_for(dtype)
+
+
+def load_model(direction: str, dtype: str, arch: str, root: Path | None = None) -> SelectionModel | None:
+    """locate_model's model with its trees loaded by LightGBM."""
+    stored = locate_model(direction, dtype, arch, root)
+    return None if stored is None else SelectionModel.from_stored(stored)
 
 
 @lru_cache(maxsize=None)

@@ -4,7 +4,7 @@ LambdaRank model that orders each problem's kernels, cross-validated by problem.
 The regressor predicts each kernel's time (the throughput `gconv.select` reports); the ranker, when there is one,
 chooses: it is trained on the order of a problem's kernels only, not on how long the problem takes, and picks better
 (5-fold CV, heuristics/train.yaml). A selection takes the least exp(-score) (heuristics/model.py choice_keys); the
-C selector holds the ranker with its leaf values negated (gconv.c_source.forest_of), so it minimises alike. Where
+C selector holds the ranker with its leaf values negated (gconv.c_source.model_forests), so it minimises alike. Where
 train.yaml `vendor_classifier` weighs a direction, a binary model of "the vendor path beats every instance" is trained
 too (vendor.txt): its log-odds times the weight raise the vendor path's score (model.py SelectionModel.vendor_key)."""
 from __future__ import annotations

@@ -21,9 +21,7 @@ def tile_grid(config: KernelConfig, problem: Problem) -> tuple[int, int, int]:
         if p.direction is Direction.bwd_data:
             return cdiv(p.N * p.Hi * p.Wi, config.block_m), cdiv(p.G * p.C, config.block_n), 1
         return cdiv(p.G * p.K, config.block_n), p.C * p.Y * p.X, config.split_k
-    gm = config.groups_to_merge
-    _, cols = tile_rows_cols(config, problem)
-    return row_tiles(config, problem) * cdiv(cols, config.block_n), cdiv(p.G, gm), config.split_k
+    return row_tiles(config, problem) * col_tiles(config, problem), cdiv(p.G, config.groups_to_merge), config.split_k
 
 
 def tile_rows_cols(config: KernelConfig, problem: Problem) -> tuple[int, int]:
@@ -45,6 +43,16 @@ def row_tiles(config: KernelConfig, problem: Problem) -> int:
         return cdiv(tile_rows_cols(config, problem)[0], config.block_m)
     rows = p.N * cdiv(p.Hi, p.stride_h) * cdiv(p.Wi, p.stride_w)
     return p.stride_h * p.stride_w * cdiv(rows, config.block_m)
+
+
+def col_tiles(config: KernelConfig, problem: Problem) -> int:
+    """Tiles along the implicit GEMM's columns. Pixel boxes (igemm bwd_weight with tile_w) give each filter tap its
+    own column tiles, its C channels rounded up to whole tiles (the channels past C are the next group's, never
+    stored)."""
+    p = problem
+    if config.tile_w and p.direction is Direction.bwd_weight and config.algorithm is Algorithm.igemm:
+        return p.Y * p.X * cdiv(p.C, config.block_n)
+    return cdiv(tile_rows_cols(config, problem)[1], config.block_n)
 
 
 def reached_residues(pad: int, dil: int, stride: int, size: int) -> list[int]:

@@ -25,7 +25,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from gconv.c_source import CONFIG_FIELDS, TARGETS, config_values, forest_of, pool_names, rules_header, selector_source
+from gconv.c_source import (CONFIG_FIELDS, TARGETS, booster_forests, config_values, pool_names, rules_header,
+                            selector_source)
 from gconv.errors import GconvError
 from gconv.paths import REPO_ROOT
 from gconv.schemas import Direction, DType, Problem, RegistryEntry
@@ -202,15 +203,11 @@ class NativeSelector:
 
     def model_struct(self, model) -> CModel | None:
         """A SelectionModel as gconv_model (cached by identity), or None when C cannot evaluate it (ValueError from
-        gconv.c_source.forest_of: the Python path then scores it)."""
+        gconv.c_source.booster_forests: the Python path then scores it)."""
         cached = self._models.get(id(model))
         if cached is None:
             try:
-                regressor = _forest_struct(forest_of(model.booster, model.label))
-                ranker = _forest_struct(None if model.ranker is None else
-                                        forest_of(model.ranker, f"{model.label} ranker", negate=True))
-                vendor = _forest_struct(None if model.vendor is None else
-                                        forest_of(model.vendor, f"{model.label} vendor classifier", negate=True))
+                regressor, ranker, vendor = (_forest_struct(forest) for forest in booster_forests(model))
             except ValueError:
                 cached = self._models[id(model)] = (model, None)
             else:

@@ -55,8 +55,9 @@ def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
 
 def _pixel_box_reason(config: KernelConfig, problem: Problem) -> str | None:
     p = problem
-    if p.C % config.block_n:
-        return f"pixel boxes need C % block_n == 0 (one tap per column tile), got C={p.C}, block_n={config.block_n}"
+    row = p.C * p.dtype.bytes
+    if row % TMA_ALIGN_BYTES:  # the strided view of X starts at a pixel: its offsets and strides in whole G*C rows
+        return f"pixel boxes need C*{p.dtype.bytes} bytes % {TMA_ALIGN_BYTES} == 0 (input pixels), got {row}"
     if p.Hi < p.stride_h or p.Wi < p.stride_w:
         return (f"pixel boxes need an input at least stride pixels high and wide (a tap's strided view of it), got "
                 f"{p.Hi}x{p.Wi} at stride {p.stride_h}x{p.stride_w}")

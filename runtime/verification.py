@@ -81,6 +81,10 @@ DEVICE_SHAPES: dict[str, dict] = {
     # H100 runs of the flat bwd_data walk got these classes wrong (bench/results/tap-major/README.md).
     "even-pad-s2-d2": dict(N=2, G=4, C=16, K=16, Hi=37, Wi=36, Y=5, X=5, stride_h=2, stride_w=2, pad_h=4, pad_w=4,
                            dil_h=2, dil_w=2),
+    # Pixel boxes on channels no column tile divides: one tile a tap reading the next groups' channels (24), and a
+    # second tile a tap half past the group's (96), 5x5 with the last group's reads past G*C
+    "boxes-c24-s2": dict(N=4, G=3, C=24, K=40, Hi=20, Wi=18, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
+    "boxes-c96-5x5": dict(N=2, G=2, C=96, K=48, Hi=15, Wi=17, Y=5, X=5, pad_h=2, pad_w=2),
 }
 
 

@@ -11,15 +11,17 @@ def fake_tree(root):
     for path, text in {"fwd/a.py": "a\n", "fwd/b.py": "b\n", "bwd_weight/c.py": "c\n"}.items():
         (kernels / path).parent.mkdir(parents=True, exist_ok=True)
         (kernels / path).write_text(text)
-    (root / "generated" / "default").mkdir(parents=True)
-    (root / "generated" / "default" / "registry.json").write_text(
-        json.dumps({"entries": [{"source": "generated/kernels/fwd/a.py"}]}))
+    for rule_set, source in (("default", "fwd/a.py"), ("tests", "bwd_weight/c.py")):
+        (root / "generated" / rule_set).mkdir(parents=True)
+        (root / "generated" / rule_set / "registry.json").write_text(
+            json.dumps({"entries": [{"source": f"generated/kernels/{source}"}]}))
 
 
 def test_stash_moves_the_unlisted_sources_and_restore_brings_them_back(tmp_path):
     root, stash_dir = tmp_path / "repo", tmp_path / "stash"
     fake_tree(root)
-    assert unlisted_sources(root, "default") == ["generated/kernels/bwd_weight/c.py", "generated/kernels/fwd/b.py"]
+    assert unlisted_sources(root, ("default",)) == ["generated/kernels/bwd_weight/c.py", "generated/kernels/fwd/b.py"]
+    assert unlisted_sources(root, ("default", "tests")) == ["generated/kernels/fwd/b.py"]
     assert stash(root, stash_dir) == 2
     assert sorted(p.name for p in (root / "generated" / "kernels").rglob("*.py")) == ["a.py"]
     with pytest.raises(ValueError, match="is not empty: restore it first"):

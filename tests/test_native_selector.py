@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import gconv
-from gconv.c_source import forest_of
+from gconv.c_source import booster_forests
 from gconv.heuristics.model import SelectionModel, find_model
 from gconv.runtime import native_selector as native
 from gconv.runtime import selection
@@ -179,27 +179,11 @@ def test_turned_off_it_is_not_built_and_nothing_warns(monkeypatch):
         native.native_selector.cache_clear()
 
 
-def test_trees_the_c_evaluator_cannot_sum_are_refused_by_name():
-    model = find_model("fwd", "bf16", ARCH)
-
-    class Categorical:
-        booster = type("Booster", (), {"num_trees": lambda self: 1, "dump_model": lambda self: {
-            "num_class": 1, "num_tree_per_iteration": 1, "average_output": False, "objective": "regression",
-            "tree_info": [{"tree_index": 0, "tree_structure": {
-                "split_index": 0, "split_feature": 3, "decision_type": "==", "threshold": "1||2",
-                "default_left": True, "missing_type": "None", "left_child": {"leaf_index": 0, "leaf_value": 1.0},
-                "right_child": {"leaf_index": 1, "leaf_value": 2.0}}}]}})()
-
-    with pytest.raises(ValueError, match=r"^model sm_90/fwd_bf16: split 0 is categorical \('=='\); the C evaluator "
-                                         r"handles numerical splits only$"):
-        forest_of(Categorical().booster, model.label)
-
-
 def test_the_checked_in_models_are_plain_numerical_forests_with_a_ranker():
     for direction in ("fwd", "bwd_data", "bwd_weight"):
         model = find_model(direction, "bf16", ARCH)
-        for booster in (model.booster, model.ranker):
-            forest = forest_of(booster, model.label)
+        forests = booster_forests(model)
+        for booster, forest in zip((model.booster, model.ranker), forests):
             assert forest.plain == 1 and len(forest.roots) == booster.num_trees()
 
 

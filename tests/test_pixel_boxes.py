@@ -15,6 +15,11 @@ SHAPES = {
     "g2-k72-3x3": dict(N=2, G=2, C=64, K=72, Hi=6, Wi=10, Y=3, X=3, pad_h=1, pad_w=1),
     # stride 2 both ways (each tap reads its own phase of x: rows and columns 1 or 0 mod 2), row dilation 2, 5 x 3
     "s2-d2-5x3": dict(N=1, G=1, C=64, K=64, Hi=11, Wi=9, Y=5, X=3, stride_h=2, stride_w=2, pad_h=3, pad_w=1, dil_h=2),
+    # 24 channels a group: each tap's one column tile reads the next groups' channels (the last group's past G*C read
+    # as zero), never stored
+    "g3-c24": dict(N=2, G=3, C=24, K=16, Hi=7, Wi=9, Y=3, X=3, pad_h=1, pad_w=1),
+    # 96 channels a group: two column tiles a tap, the second half past the group's channels
+    "g2-c96-s2": dict(N=1, G=2, C=96, K=24, Hi=9, Wi=8, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
 }
 BOXES_64 = ["bwd_weight_fp16_igemm_m64n64k64_w4_s4_tma_g8_v8_mg1_px8x8_sk1",
             "bwd_weight_fp16_igemm_m64n64k64_w4_s4_tma_g8_v8_mg1_px8x8_sk4"]
@@ -32,12 +37,14 @@ def test_the_128_wide_one_row_boxes_equal_the_reference():
     assert_matches_reference("bwd_weight_fp16_igemm_m128n128k64_w8_s4_tma_g8_v8_mg1_px1x64_sk4", problem, seed=3)
 
 
-def test_support_needs_whole_column_tiles_per_tap_and_an_input_of_at_least_one_stride():
+def test_support_needs_16_byte_input_pixels_and_an_input_of_at_least_one_stride():
     config = KernelConfig.from_name(BOXES_64[0])
     base = dict(direction="bwd_weight", dtype="fp16", N=1, G=1, C=64, K=64, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
     assert unsupported_reason(config, Problem(**base)) is None
-    assert unsupported_reason(config, Problem(**{**base, "C": 96})) == \
-        "pixel boxes need C % block_n == 0 (one tap per column tile), got C=96, block_n=64"
+    assert unsupported_reason(config, Problem(**{**base, "C": 24})) is None
+    unvectorised = KernelConfig(**{**config.axes(), "vector_width": 1})
+    assert unsupported_reason(unvectorised, Problem(**{**base, "C": 12})) == \
+        "pixel boxes need C*2 bytes % 16 == 0 (input pixels), got 24"
     assert unsupported_reason(config, Problem(**{**base, "Hi": 1, "Y": 1, "pad_h": 0, "stride_h": 2})) == \
         "pixel boxes need an input at least stride pixels high and wide (a tap's strided view of it), got 1x8 at " \
         "stride 2x1"

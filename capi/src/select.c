@@ -175,9 +175,10 @@ const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p,
         }
     }
     if (c->tile_w) { /* igemm bwd_weight pixel boxes (runtime/support.py _pixel_box_reason) */
-        if (p->C % c->block_n) {
-            REJECT("pixel boxes need C %% block_n == 0 (one tap per column tile), got C=%lld, block_n=%d",
-                   (long long)p->C, c->block_n);
+        wide row = (wide)p->C * gconv_dtype_bytes(p->dtype);
+        if (row % GCONV_TMA_ALIGN_BYTES) {
+            REJECT("pixel boxes need C*%d bytes %% %d == 0 (input pixels), got %.0f", gconv_dtype_bytes(p->dtype),
+                   GCONV_TMA_ALIGN_BYTES, (double)row);
         }
         if (p->Hi < p->stride_h || p->Wi < p->stride_w) {
             REJECT("pixel boxes need an input at least stride pixels high and wide (a tap's strided view of it), "
@@ -310,14 +311,16 @@ void gconv_tile_grid(const gconv_config *c, const gconv_prob *p, int64_t grid[3]
         grid[2] = p->direction == GCONV_DIRECTION_BWD_WEIGHT ? c->split_k : 1;
         return;
     }
-    wide gm = c->groups_to_merge, cols;
+    wide gm = c->groups_to_merge, col_tiles;
     if (p->direction == GCONV_DIRECTION_FWD)
-        cols = gm * p->K;
+        col_tiles = cdiv(gm * p->K, c->block_n);
     else if (p->direction == GCONV_DIRECTION_BWD_DATA)
-        cols = gm * p->C;
+        col_tiles = cdiv(gm * p->C, c->block_n);
+    else if (c->tile_w) /* runtime/grid.py col_tiles: pixel boxes round each tap's channels up to whole tiles */
+        col_tiles = (wide)p->Y * p->X * cdiv(p->C, c->block_n);
     else
-        cols = (wide)p->Y * p->X * gm * p->C;
-    grid[0] = (int64_t)(gconv_row_tiles(c, p) * cdiv(cols, c->block_n));
+        col_tiles = cdiv((wide)p->Y * p->X * gm * p->C, c->block_n);
+    grid[0] = (int64_t)(gconv_row_tiles(c, p) * col_tiles);
     grid[1] = (int64_t)cdiv(p->G, gm);
     grid[2] = c->split_k;
 }

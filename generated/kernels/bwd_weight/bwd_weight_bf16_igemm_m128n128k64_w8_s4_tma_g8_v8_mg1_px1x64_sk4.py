@@ -10,8 +10,8 @@ SPLIT_K programs share the pixel reduction: each adds its partial tile into an f
 Pixel boxes: the reduction walks boxes of BOX_H output rows x BOX_W output columns of one image, and the program's
 columns are one filter tap's channels, so both operands load as boxes of tensor descriptors (TMA on sm_90): dY's, and
 a strided view of X from the tap's first input pixel. Out-of-bounds elements read as zero (the padding, and the boxes
-past the image); rows past a group's filters read the next group's and are never stored. C % BLOCK_N == 0 (the
-runtime checks), so the column tiles are the flat kernel's.
+past the image); rows past a group's filters and columns past its channels read the next group's and are never
+stored. Each tap's C channels are rounded up to whole column tiles.
 """
 import triton
 import triton.language as tl
@@ -66,7 +66,7 @@ def _conv_tile(
     # GEMM rows: filters g0*K + i of the tile's group(s).
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     mask_m = (offs_m < group_filters) & (g0 * K + offs_m < G * K)
-    # GEMM columns: BLOCK_N channels of one filter tap (C % BLOCK_N == 0: no tile spans two taps).
+    # GEMM columns: BLOCK_N channels of one filter tap (its channels rounded up to whole tiles: none spans two taps).
     channel_blocks = tl.cdiv(C, BLOCK_N)
     tap = pid_n // channel_blocks
     channel_start = (pid_n % channel_blocks) * BLOCK_N
@@ -130,7 +130,7 @@ def kernel(
     syn, syk, syh, syw,
 ):
     num_pid_m = tl.cdiv(K, BLOCK_M)
-    num_pid_n = tl.cdiv(Y * X * C, BLOCK_N)
+    num_pid_n = tl.cdiv(Y * X * tl.cdiv(C, BLOCK_N) * BLOCK_N, BLOCK_N)
 
     pid_m, pid_n = _tile_coordinates(tl.program_id(0), num_pid_m, num_pid_n)
     _conv_tile(
