@@ -37,7 +37,7 @@ class UnreadableModel(ValueError):
 def _sections(text: str, label: str) -> tuple[dict[str, str], list[dict[str, str]]]:
     """The header's key=value lines and each tree's, in order; the header's flag lines (average_output) as keys."""
     lines = text.split("\n")
-    if not lines or lines[0].strip() != "tree":
+    if lines[0].strip() != "tree":
         raise UnreadableModel(f"model {label}: not a LightGBM text model (its first line is not 'tree')")
     header: dict[str, str] = {}
     trees: list[dict[str, str]] = []
@@ -151,15 +151,15 @@ class TextModel:
 
     def __init__(self, text: str, label: str, *, feature_count: int | None = None):
         self._text = text
-        self.forest = parse_forest(text, label, feature_count=feature_count)
-        nodes = self.forest.nodes
+        forest = parse_forest(text, label, feature_count=feature_count)
+        nodes = forest.nodes
         self._feature = np.array([n[0] for n in nodes], dtype=np.intp)
         self._flags = np.array([n[1] for n in nodes], dtype=np.int64)
         self._threshold = np.array([n[2] for n in nodes], dtype=np.float64)
         self._left = np.array([n[3] for n in nodes], dtype=np.int64)
         self._right = np.array([n[4] for n in nodes], dtype=np.int64)
-        self._leaves = np.array(self.forest.leaves, dtype=np.float64)
-        self._roots = np.array(self.forest.roots, dtype=np.int64)
+        self._leaves = np.array(forest.leaves, dtype=np.float64)
+        self._roots = np.array(forest.roots, dtype=np.int64)
 
     def num_trees(self) -> int:
         return len(self._roots)
