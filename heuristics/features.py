@@ -431,7 +431,7 @@ def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, origin
         if residue:  # the classes' taps together are all Y*X of them
             walked = np.where(k.tap_major, tap_steps, walked)
     if k.pixel_boxes is not None:  # grid.col_tiles: each filter tap's channels rounded up to whole column tiles
-        np.copyto(steps[1], r.Y * r.X * np.ceil(r.C / k.block_n), where=k.pixel_boxes)
+        np.copyto(steps[1], r.Y * r.X * np.ceil(r.C * k.divisors[3] / k.block_n), where=k.pixel_boxes)
     np.divide(steps[:3] * k.divisors[:3], extents[:3], out=derived[_WASTE])  # CUDA-core kernels: 1 (divisors 1), then
     if k.cuda_core is not None and k.direction is not Direction.bwd_weight:  # their tiles' padding (cuda_core_waste)
         np.copyto(derived[_WASTE][:2], _cuda_core_waste(k, r), where=k.cuda_core)

@@ -47,11 +47,11 @@ def row_tiles(config: KernelConfig, problem: Problem) -> int:
 
 def col_tiles(config: KernelConfig, problem: Problem) -> int:
     """Tiles along the implicit GEMM's columns. Pixel boxes (igemm bwd_weight with tile_w) give each filter tap its
-    own column tiles, its C channels rounded up to whole tiles (the channels past C are the next group's, never
-    stored)."""
+    own column tiles, the C channels of its (merged) groups rounded up to whole tiles (the channels past them are the
+    next group's, never stored)."""
     p = problem
     if config.tile_w and p.direction is Direction.bwd_weight and config.algorithm is Algorithm.igemm:
-        return p.Y * p.X * cdiv(p.C, config.block_n)
+        return p.Y * p.X * cdiv(config.groups_to_merge * p.C, config.block_n)
     return cdiv(tile_rows_cols(config, problem)[1], config.block_n)
 
 

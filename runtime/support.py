@@ -45,23 +45,38 @@ def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
         if reason is not None:
             return reason
     if config.tile_w:
-        reason = _pixel_box_reason(config, problem)
-        if reason is not None:
-            return reason
+        return _pixel_box_reason(config, problem)
     if config.pipeline is Pipeline.tma:
         return _tma_reason(config, problem)
     return None
 
 
 def _pixel_box_reason(config: KernelConfig, problem: Problem) -> str | None:
-    p = problem
-    row = p.C * p.dtype.bytes
-    if row % TMA_ALIGN_BYTES:  # the strided view of X starts at a pixel: its offsets and strides in whole G*C rows
-        return f"pixel boxes need C*{p.dtype.bytes} bytes % {TMA_ALIGN_BYTES} == 0 (input pixels), got {row}"
+    """Pixel boxes read X and dY as [N, H, W, channels] tensor descriptors: their pixel rows (G*C and G*K elements)
+    must be strides of 16 bytes and each box must start 16 bytes into a row (at a group or group block's first
+    channel or filter). One group per tile also keeps the flat TMA kernels' checks; merged groups must fit one tile
+    (a merged tile past them would compute only what no program stores)."""
+    p, b, gm = problem, problem.dtype.bytes, config.groups_to_merge
+    if gm == 1:
+        row = p.C * b
+        if row % TMA_ALIGN_BYTES:  # the strided view of X starts at a pixel: its offsets and strides in whole G*C rows
+            return f"pixel boxes need C*{b} bytes % {TMA_ALIGN_BYTES} == 0 (input pixels), got {row}"
+    else:
+        if gm * p.K > config.block_m or gm * p.C > config.block_n:
+            return (f"merged pixel boxes hold their {gm} groups in one tile: need {gm}*K <= {config.block_m} and "
+                    f"{gm}*C <= {config.block_n}, got K={p.K}, C={p.C}")
+        block = gm * p.C * b, gm * p.K * b  # the boxes start at the group block's first channel and filter
+        if block[0] % TMA_ALIGN_BYTES or block[1] % TMA_ALIGN_BYTES:
+            return (f"merged pixel boxes need {gm}*C*{b} and {gm}*K*{b} bytes % {TMA_ALIGN_BYTES} == 0 (a group "
+                    f"block's channels and filters), got {block[0]} and {block[1]}")
+        rows = p.G * p.C * b, p.G * p.K * b
+        if rows[0] % TMA_ALIGN_BYTES or rows[1] % TMA_ALIGN_BYTES:
+            return (f"merged pixel boxes need G*C*{b} and G*K*{b} bytes % {TMA_ALIGN_BYTES} == 0 (input and output "
+                    f"pixels), got {rows[0]} and {rows[1]}")
     if p.Hi < p.stride_h or p.Wi < p.stride_w:
         return (f"pixel boxes need an input at least stride pixels high and wide (a tap's strided view of it), got "
                 f"{p.Hi}x{p.Wi} at stride {p.stride_h}x{p.stride_w}")
-    return None
+    return _tma_reason(config, problem) if gm == 1 else None
 
 
 def _depthwise_reason(config: KernelConfig, problem: Problem) -> str | None:

@@ -85,6 +85,14 @@ DEVICE_SHAPES: dict[str, dict] = {
     # second tile a tap half past the group's (96), 5x5 with the last group's reads past G*C
     "boxes-c24-s2": dict(N=4, G=3, C=24, K=40, Hi=20, Wi=18, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
     "boxes-c96-5x5": dict(N=2, G=2, C=96, K=48, Hi=15, Wi=17, Y=5, X=5, pad_h=2, pad_w=2),
+    # Merged pixel boxes (several tiny groups a tile): a last group block short of 16 and 8 groups (24 groups), tiles
+    # wider than the merged groups (2 -> 6 at stride 2, 5x5 dilated), 16 filters a group (two in a 32-row tile), and
+    # sixteen groups of 2 -> 2 under a 7x7 filter
+    "merge-boxes-c4": dict(N=4, G=24, C=4, K=4, Hi=30, Wi=33, Y=3, X=3, pad_h=1, pad_w=1),
+    "merge-boxes-c2-k6-s2": dict(N=2, G=40, C=2, K=6, Hi=25, Wi=22, Y=5, X=5, stride_h=2, stride_w=2, pad_h=4, pad_w=4,
+                                 dil_h=2, dil_w=2),
+    "merge-boxes-c8-k16": dict(N=3, G=12, C=8, K=16, Hi=14, Wi=14, Y=3, X=3, pad_h=1, pad_w=1),
+    "merge-boxes-c2-k2-7x7": dict(N=2, G=48, C=2, K=2, Hi=17, Wi=19, Y=7, X=7, pad_h=3, pad_w=3),
 }
 
 

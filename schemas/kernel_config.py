@@ -50,11 +50,12 @@ class KernelConfig(BaseModel):
     into every output row it reaches, one accumulator per output row (bwd_weight: per filter row of its column), for
     row stride S and row dilation 1; 0 is the per-tap kernel (each tap loads).
 
-    `tile_w` W > 0 on an igemm bwd_weight tma kernel (one group per tile, atomic or no split): pixel boxes. Its
-    reduction walks boxes of block_k / W output rows x W output columns of one image, and a program's columns are
-    one filter tap's channels, so both operands load as boxes of tensor descriptors (dy's, and a strided view of x
-    from the tap's first input pixel) whose out-of-bounds elements read as zero: no per-element address arithmetic.
-    0 is the flat walk (block_k consecutive output pixels, the input patch gathered).
+    `tile_w` W > 0 on an igemm bwd_weight tma kernel (atomic or no split): pixel boxes. Its reduction walks boxes
+    of block_k / W output rows x W output columns of one image, and a program's columns are one filter tap's
+    channels (of its groups_to_merge groups: a merged tile keeps only the block diagonal when it stores), so both
+    operands load as boxes of tensor descriptors (dy's, and a strided view of x from the tap's first input pixel)
+    whose out-of-bounds elements read as zero: no per-element address arithmetic. 0 is the flat walk (block_k
+    consecutive output pixels, the input patch gathered).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -126,9 +127,9 @@ class KernelConfig(BaseModel):
 
     def _check_pixel_boxes(self) -> None:
         if (self.algorithm is not Algorithm.igemm or self.direction is not Direction.bwd_weight
-                or self.pipeline is not Pipeline.tma or self.groups_to_merge != 1 or self.two_stage):
+                or self.pipeline is not Pipeline.tma or self.two_stage):
             raise ValueError("tile_w is an axis of the depthwise kernels and, as pixel boxes, of the igemm bwd_weight "
-                             "tma kernels of one group per tile without two_stage")
+                             "tma kernels without two_stage")
         if not _is_power_of_two(self.tile_w) or self.tile_w > self.block_k:
             raise ValueError(f"igemm pixel boxes need a power-of-two tile_w of at most block_k ({self.block_k}), "
                              f"got {self.tile_w}")

@@ -357,7 +357,10 @@ def _device_problem(entry, aligned: bool = True):
         filters = channels
     else:
         channels, groups = max(32, c.block_k) + (0 if aligned else 8), max(2, c.groups_to_merge)
-        if c.tile_w:  # pixel boxes take whole column tiles of channels per tap: unaligned, padded up to one
+        if c.tile_w and c.groups_to_merge > 1:  # merged pixel boxes: the groups fill the tile; a short last block
+            channels, groups = c.block_n // c.groups_to_merge, c.groups_to_merge * (2 if aligned else 1) + \
+                (0 if aligned else c.groups_to_merge // 2)
+        elif c.tile_w:  # pixel boxes take whole column tiles of channels per tap: unaligned, padded up to one
             channels = c.block_n if aligned else c.block_n - 8
         filters = channels
     if c.explicit_gemm:  # 1x1, stride 1, unpadded only

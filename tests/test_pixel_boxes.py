@@ -57,11 +57,11 @@ def test_names_carry_the_box_and_parse_back():
 
 
 @pytest.mark.parametrize("update", [dict(pipeline="multistage"), dict(direction="fwd", split_k=1),
-                                    dict(groups_to_merge=2)])
-def test_pixel_boxes_are_an_axis_of_the_one_group_tma_bwd_weight_kernels_only(update):
+                                    dict(two_stage=True, split_k=4)])
+def test_pixel_boxes_are_an_axis_of_the_tma_bwd_weight_kernels_without_two_stage_only(update):
     axes = {**KernelConfig.from_name(BOXES_64[0]).axes(), **update}
     with pytest.raises(ValueError, match="tile_w is an axis of the depthwise kernels and, as pixel boxes, of the igemm "
-                                         "bwd_weight tma kernels of one group per tile without two_stage"):
+                                         "bwd_weight tma kernels without two_stage"):
         KernelConfig(**axes)
 
 
@@ -70,3 +70,40 @@ def test_a_box_wider_than_the_reduction_step_is_refused():
     with pytest.raises(ValueError, match=r"igemm pixel boxes need a power-of-two tile_w of at most block_k \(64\), "
                                          r"got 128"):
         KernelConfig(**axes)
+
+
+MERGED_SHAPES = {
+    # eight groups of 4 -> 4 in one 32 x 32 tile (its rows and columns exactly the merged groups'), 3x3 padded, a 9 x 10
+    # output no 8 x 8 box divides
+    "g8-c4-k4": dict(N=2, G=8, C=4, K=4, Hi=9, Wi=10, Y=3, X=3, pad_h=1, pad_w=1),
+    # twelve groups: the second group block holds four (the x box past G*C reads the descriptor's zero fill), two
+    # filters a group, stride 2 both ways
+    "g12-c4-k2-s2": dict(N=1, G=12, C=4, K=2, Hi=11, Wi=9, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
+    # 6 -> 4 channels a group (tiles wider than the merged groups), row dilation 2, a 5 x 3 filter
+    "g8-c6-k4-d2": dict(N=2, G=8, C=6, K=4, Hi=9, Wi=7, Y=5, X=3, pad_h=2, pad_w=1, dil_h=2),
+}
+MERGED_BOXES = ["bwd_weight_fp16_igemm_m32n32k64_w2_s4_tma_g8_v1_mg8_px8x8_sk4",
+                "bwd_weight_fp16_igemm_m64n64k64_w4_s4_tma_g8_v1_mg4_px8x8_sk4"]
+
+
+@pytest.mark.parametrize(("kernel", "shape"), [(k, s) for k in MERGED_BOXES for s in MERGED_SHAPES
+                                               if (k, s) != (MERGED_BOXES[0], "g8-c6-k4-d2")])  # 8 x 6 > 32 channels
+def test_merged_pixel_box_kernels_equal_the_reference(kernel, shape):
+    assert_matches_reference(kernel, Problem(direction="bwd_weight", dtype="fp16", **MERGED_SHAPES[shape]), seed=11)
+
+
+def test_merged_pixel_boxes_need_their_groups_in_one_tile_and_16_byte_pixels_of_both_operands():
+    config = KernelConfig.from_name(MERGED_BOXES[0])  # 32 x 32, eight groups
+    base = dict(direction="bwd_weight", dtype="fp16", N=1, G=8, C=4, K=4, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
+    assert unsupported_reason(config, Problem(**base)) is None
+    assert unsupported_reason(config, Problem(**{**base, "K": 2, "C": 1, "G": 16})) is None
+    assert unsupported_reason(config, Problem(**{**base, "K": 5})) == \
+        "merged pixel boxes hold their 8 groups in one tile: need 8*K <= 32 and 8*C <= 32, got K=5, C=4"
+    assert unsupported_reason(config, Problem(**{**base, "C": 6})) == \
+        "merged pixel boxes hold their 8 groups in one tile: need 8*K <= 32 and 8*C <= 32, got K=4, C=6"
+    assert unsupported_reason(config, Problem(**{**base, "C": 3, "K": 3})) is None
+    assert unsupported_reason(KernelConfig.from_name(MERGED_BOXES[1]), Problem(**{**base, "C": 3})) == \
+        "merged pixel boxes need 4*C*2 and 4*K*2 bytes % 16 == 0 (a group block's channels and filters), got 24 and 32"
+    assert unsupported_reason(config, Problem(**{**base, "G": 12, "K": 1})) == \
+        "merged pixel boxes need G*C*2 and G*K*2 bytes % 16 == 0 (input and output pixels), got 96 and 24"
+    assert unsupported_reason(config, Problem(**{**base, "G": 4})) == "merges 8 groups but the problem has G=4"

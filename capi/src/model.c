@@ -170,7 +170,7 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
         if (residue) walked = steps[2]; /* the classes' taps together are all Y*X of them */
     }
     if (!cuda_core && c->tile_w) /* grid.col_tiles: pixel boxes round each tap's channels up to whole column tiles */
-        steps[1] = (double)((wide)r->Y * r->X) * ceil((double)r->C / divisors[1]);
+        steps[1] = (double)((wide)r->Y * r->X) * ceil((double)r->C * divisors[3] / divisors[1]);
     for (int i = 0; i < 3; i++) waste[i] = steps[i] * divisors[i] / extents[i];
     if (cuda_core) cuda_core_waste(c, r, waste);
     double programs = steps[0] * steps[1] * steps[3] * split_k;

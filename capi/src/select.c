@@ -175,16 +175,36 @@ const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p,
         }
     }
     if (c->tile_w) { /* igemm bwd_weight pixel boxes (runtime/support.py _pixel_box_reason) */
-        wide row = (wide)p->C * gconv_dtype_bytes(p->dtype);
-        if (row % GCONV_TMA_ALIGN_BYTES) {
-            REJECT("pixel boxes need C*%d bytes %% %d == 0 (input pixels), got %.0f", gconv_dtype_bytes(p->dtype),
-                   GCONV_TMA_ALIGN_BYTES, (double)row);
+        int b = gconv_dtype_bytes(p->dtype), gm = c->groups_to_merge;
+        if (gm == 1) {
+            wide row = (wide)p->C * b;
+            if (row % GCONV_TMA_ALIGN_BYTES) {
+                REJECT("pixel boxes need C*%d bytes %% %d == 0 (input pixels), got %.0f", b, GCONV_TMA_ALIGN_BYTES,
+                       (double)row);
+            }
+        } else {
+            if ((wide)gm * p->K > c->block_m || (wide)gm * p->C > c->block_n) {
+                REJECT("merged pixel boxes hold their %d groups in one tile: need %d*K <= %d and %d*C <= %d, got "
+                       "K=%lld, C=%lld", gm, gm, c->block_m, gm, c->block_n, (long long)p->K, (long long)p->C);
+            }
+            wide in_block = (wide)gm * p->C * b, out_block = (wide)gm * p->K * b;
+            if (in_block % GCONV_TMA_ALIGN_BYTES || out_block % GCONV_TMA_ALIGN_BYTES) {
+                REJECT("merged pixel boxes need %d*C*%d and %d*K*%d bytes %% %d == 0 (a group block's channels and "
+                       "filters), got %.0f and %.0f", gm, b, gm, b, GCONV_TMA_ALIGN_BYTES, (double)in_block,
+                       (double)out_block);
+            }
+            wide in_row = (wide)p->G * p->C * b, out_row = (wide)p->G * p->K * b;
+            if (in_row % GCONV_TMA_ALIGN_BYTES || out_row % GCONV_TMA_ALIGN_BYTES) {
+                REJECT("merged pixel boxes need G*C*%d and G*K*%d bytes %% %d == 0 (input and output pixels), got "
+                       "%.0f and %.0f", b, b, GCONV_TMA_ALIGN_BYTES, (double)in_row, (double)out_row);
+            }
         }
         if (p->Hi < p->stride_h || p->Wi < p->stride_w) {
             REJECT("pixel boxes need an input at least stride pixels high and wide (a tap's strided view of it), "
                    "got %lldx%lld at stride %lldx%lld", (long long)p->Hi, (long long)p->Wi, (long long)p->stride_h,
                    (long long)p->stride_w);
         }
+        if (gm > 1) return NULL; /* the flat TMA kernels' dY descriptor below is not theirs */
     }
     if (c->pipeline != GCONV_PIPELINE_TMA) return NULL;
     int64_t elt = gconv_dtype_bytes(p->dtype);
@@ -316,8 +336,8 @@ void gconv_tile_grid(const gconv_config *c, const gconv_prob *p, int64_t grid[3]
         col_tiles = cdiv(gm * p->K, c->block_n);
     else if (p->direction == GCONV_DIRECTION_BWD_DATA)
         col_tiles = cdiv(gm * p->C, c->block_n);
-    else if (c->tile_w) /* runtime/grid.py col_tiles: pixel boxes round each tap's channels up to whole tiles */
-        col_tiles = (wide)p->Y * p->X * cdiv(p->C, c->block_n);
+    else if (c->tile_w) /* runtime/grid.py col_tiles: pixel boxes round each tap's (merged) channels up to whole tiles */
+        col_tiles = (wide)p->Y * p->X * cdiv(gm * p->C, c->block_n);
     else
         col_tiles = cdiv((wide)p->Y * p->X * gm * p->C, c->block_n);
     grid[0] = (int64_t)(gconv_row_tiles(c, p) * col_tiles);
