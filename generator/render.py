@@ -137,11 +137,12 @@ def tap_loop(config: KernelConfig) -> str:
 
 def has_flat_k_walk(config: KernelConfig) -> bool:
     """Whether config's template divides a flat reduction index inside its loop: the implicit-GEMM forward that is
-    neither tap-major nor an explicit GEMM (tap, channel), the implicit-GEMM backward-data that is not tap-major
-    (filter, reaching tap; and each element's dY pixel), and the implicit-GEMM backward-weight (pixel n, ho, wo)."""
+    neither tap-major, an explicit GEMM nor pixel boxes (tap, channel), the implicit-GEMM backward-data that is not
+    tap-major (filter, reaching tap; and each element's dY pixel), and the implicit-GEMM backward-weight (pixel n, ho,
+    wo)."""
     template = template_name(config)
     if template in ("igemm_fwd.py.j2", "igemm_bwd_data.py.j2"):
-        return not config.tap_major and not config.explicit_gemm
+        return not config.tap_major and not config.explicit_gemm and not config.tile_w
     return template == "igemm_bwd_weight.py.j2"
 
 

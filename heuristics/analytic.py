@@ -117,7 +117,7 @@ def roofline_seconds(problem: Problem, arch: ArchSpec) -> float:
 def padded_reduction(config: KernelConfig, problem: Problem) -> int:
     """Multiply-adds along GEMM-K that one output element of every row tile performs, summed over the row tiles
     (each padded to block_k): bwd_data walks, per stride-residue class, only the taps that reach it; a tap-major walk
-    pads each tap's channels (fwd) or filters (bwd_data) to block_k."""
+    pads each tap's channels (fwd) or filters (bwd_data) to block_k, fwd pixel boxes each tap's merged channels."""
     bk, p = config.block_k, problem
     if config.direction is Direction.bwd_data:
         per_class = row_tiles(config, p) // (p.stride_h * p.stride_w)
@@ -128,6 +128,8 @@ def padded_reduction(config: KernelConfig, problem: Problem) -> int:
         return row_tiles(config, p) * cdiv(cdiv(p.gemm.K, config.split_k), bk) * bk * config.split_k
     if config.tap_major:
         return row_tiles(config, p) * p.Y * p.X * cdiv(p.C, bk) * bk
+    if config.tile_w:  # fwd pixel boxes walk each tap's channels of the (merged) groups, padded to block_k
+        return row_tiles(config, p) * p.Y * p.X * cdiv(config.groups_to_merge * p.C, bk) * bk
     return row_tiles(config, p) * cdiv(p.gemm.K, bk) * bk
 
 

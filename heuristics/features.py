@@ -77,6 +77,8 @@ def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,
         if config.tap_major:  # each tap's channels (fwd) or filters (bwd_data) padded to block_k
             per_tap = problem.C if config.direction is Direction.fwd else problem.K
             waste_k = cdiv(per_tap, config.block_k) * config.block_k / per_tap
+        elif config.tile_w and config.direction is Direction.fwd:  # pixel boxes: each tap's merged channels padded
+            waste_k = cdiv(config.groups_to_merge * problem.C, config.block_k) * config.block_k / problem.C
         elif config.direction is Direction.bwd_data:  # the taps each stride-residue class walks
             walked = [problem.K * taps for taps in residue_taps(problem)]
             waste_k = sum(cdiv(k, config.block_k) * config.block_k for k in walked) / sum(walked)
@@ -181,9 +183,10 @@ class _KernelColumns(NamedTuple):
     depthwise: np.ndarray | None  # bool mask of the depthwise kernels (None when there are none)
     tap_major: np.ndarray | None  # bool mask of the tap-major igemm kernels (None when there are none)
     pixel_boxes: np.ndarray | None  # bool mask of the pixel-box igemm bwd_weight kernels (None when there are none)
+    output_boxes: np.ndarray | None  # bool mask of the pixel-box igemm fwd kernels (None when there are none)
     block_m: np.ndarray
     block_n: np.ndarray
-    tile_h: np.ndarray  # depthwise pixel tile rows and columns (1 for the other algorithms)
+    tile_h: np.ndarray  # depthwise pixel tile and fwd pixel box rows and columns (1 for the other kernels)
     tile_w: np.ndarray
     filter_size: np.ndarray
     splits: np.ndarray  # split_k of every config
@@ -244,6 +247,7 @@ class _ConfigNumbers(NamedTuple):
     depthwise: bool
     tap_major: bool
     pixel_boxes: bool
+    output_boxes: bool
     block_m: int
     block_n: int
     tile_h: int
@@ -278,14 +282,17 @@ def _config_numbers(c: KernelConfig, arch: ArchSpec) -> _ConfigNumbers:
     """The per-config arithmetic of derived_features and analytic.estimate, done once (Python numbers)."""
     cuda_core = c.algorithm is not Algorithm.igemm
     depthwise = c.algorithm is Algorithm.depthwise
+    boxes = bool(c.tile_w) and not cuda_core
+    output_boxes = boxes and c.direction is Direction.fwd
     merge = c.groups_to_merge
     return _ConfigNumbers(
         features=tuple(kernel_features(c)),
         divisors=(1, 1, 1, 1) if cuda_core else (c.block_m, c.block_n, c.block_k, merge),
         multipliers=(merge if c.direction is Direction.bwd_weight else 1, merge, 1, 1), cuda_core=cuda_core,
-        depthwise=depthwise, tap_major=c.tap_major, pixel_boxes=bool(c.tile_w) and not cuda_core, block_m=c.block_m,
-        block_n=c.block_n, tile_h=c.tile_h if depthwise else 1,
-        tile_w=c.tile_w if depthwise else 1, filter_size=c.filter_size if depthwise else 1, split_k=c.split_k,
+        depthwise=depthwise, tap_major=c.tap_major, pixel_boxes=boxes and not output_boxes,
+        output_boxes=output_boxes, block_m=c.block_m, block_n=c.block_n,
+        tile_h=c.tile_h if depthwise or output_boxes else 1, tile_w=c.tile_w if depthwise or output_boxes else 1,
+        filter_size=c.filter_size if depthwise else 1, split_k=c.split_k,
         slots=arch.sm_count * resident_blocks_per_sm(c, arch),
         double_tile_volume=2 * c.block_m * c.block_n * c.block_k, peak_flops=peak_flops(c, arch),
         bandwidth=arch.dram_bandwidth_gbs * 1e9 * memory_efficiency(c, arch),
@@ -304,7 +311,9 @@ def _build_kernel_columns(configs: tuple[KernelConfig, ...], arch: ArchSpec) -> 
         cuda_core=n.cuda_core.astype(bool) if n.cuda_core.any() else None,
         depthwise=n.depthwise.astype(bool) if n.depthwise.any() else None,
         tap_major=n.tap_major.astype(bool) if n.tap_major.any() else None,
-        pixel_boxes=n.pixel_boxes.astype(bool) if n.pixel_boxes.any() else None, block_m=n.block_m, block_n=n.block_n,
+        pixel_boxes=n.pixel_boxes.astype(bool) if n.pixel_boxes.any() else None,
+        output_boxes=n.output_boxes.astype(bool) if n.output_boxes.any() else None,
+        block_m=n.block_m, block_n=n.block_n,
         tile_h=n.tile_h, tile_w=n.tile_w, filter_size=n.filter_size, splits=n.split_k,
         split_k=n.split_k if (n.split_k > 1).any() else None,
         split_k_bytes=np.where(n.split_k > 1, 2 * n.split_k * 4, 0.0),
@@ -432,6 +441,9 @@ def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, origin
             walked = np.where(k.tap_major, tap_steps, walked)
     if k.pixel_boxes is not None:  # grid.col_tiles: each filter tap's channels rounded up to whole column tiles
         np.copyto(steps[1], r.Y * r.X * np.ceil(r.C * k.divisors[3] / k.block_n), where=k.pixel_boxes)
+    if k.output_boxes is not None:  # grid.row_tiles: output boxes; padded_reduction: each tap's merged channels
+        np.copyto(steps[0], r.N * np.ceil(r.Ho / k.tile_h) * np.ceil(r.Wo / k.tile_w), where=k.output_boxes)
+        np.copyto(steps[2], r.Y * r.X * np.ceil(r.C * k.divisors[3] / k.divisors[2]), where=k.output_boxes)
     np.divide(steps[:3] * k.divisors[:3], extents[:3], out=derived[_WASTE])  # CUDA-core kernels: 1 (divisors 1), then
     if k.cuda_core is not None and k.direction is not Direction.bwd_weight:  # their tiles' padding (cuda_core_waste)
         np.copyto(derived[_WASTE][:2], _cuda_core_waste(k, r), where=k.cuda_core)

@@ -57,6 +57,8 @@ def _pixel_box_reason(config: KernelConfig, problem: Problem) -> str | None:
     channel or filter). One group per tile also keeps the flat TMA kernels' checks; merged groups must fit one tile
     (a merged tile past them would compute only what no program stores)."""
     p, b, gm = problem, problem.dtype.bytes, config.groups_to_merge
+    if p.direction is Direction.fwd:
+        return _output_box_reason(config, problem)
     if gm == 1:
         row = p.C * b
         if row % TMA_ALIGN_BYTES:  # the strided view of X starts at a pixel: its offsets and strides in whole G*C rows
@@ -107,6 +109,28 @@ def _sliding_rows_reason(config: KernelConfig, problem: Problem) -> str | None:
         return f"this sliding-rows kernel is built for row stride {s}, got stride_h={p.stride_h}"
     if p.dil_h != 1:
         return f"sliding rows need row dilation 1, got dil_h={p.dil_h}"
+    return None
+
+
+def _output_box_reason(config: KernelConfig, problem: Problem) -> str | None:
+    """fwd pixel boxes read X through one [N, Hi, Wi, G*C] descriptor for every tap (so stride 1): its pixels must be
+    16-byte strides and each box start 16 bytes into a pixel (at a group or group block's first channel); merged
+    groups must fit one tile and one reduction step."""
+    p, b, gm = problem, problem.dtype.bytes, config.groups_to_merge
+    if (p.stride_h, p.stride_w) != (1, 1):
+        return f"fwd pixel boxes need stride 1 (one descriptor of X for every tap), got {p.stride_h}x{p.stride_w}"
+    if gm == 1:
+        row = p.C * b
+        if row % TMA_ALIGN_BYTES:
+            return f"pixel boxes need C*{b} bytes % {TMA_ALIGN_BYTES} == 0 (input pixels), got {row}"
+        return None
+    if gm * p.K > config.block_n or gm * p.C > config.block_k:
+        return (f"merged fwd pixel boxes hold their {gm} groups in one tile and step: need {gm}*K <= "
+                f"{config.block_n} and {gm}*C <= {config.block_k}, got K={p.K}, C={p.C}")
+    block, row = gm * p.C * b, p.G * p.C * b
+    if block % TMA_ALIGN_BYTES or row % TMA_ALIGN_BYTES:
+        return (f"merged fwd pixel boxes need {gm}*C*{b} and G*C*{b} bytes % {TMA_ALIGN_BYTES} == 0 (a group "
+                f"block's channels, input pixels), got {block} and {row}")
     return None
 
 

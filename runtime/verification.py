@@ -93,6 +93,8 @@ DEVICE_SHAPES: dict[str, dict] = {
                                  dil_h=2, dil_w=2),
     "merge-boxes-c8-k16": dict(N=3, G=12, C=8, K=16, Hi=14, Wi=14, Y=3, X=3, pad_h=1, pad_w=1),
     "merge-boxes-c2-k2-7x7": dict(N=2, G=48, C=2, K=2, Hi=17, Wi=19, Y=7, X=7, pad_h=3, pad_w=3),
+    # fwd merged pixel boxes (stride 1): 6 -> 3 channels a group under a dilated 5x5 filter, boxes past a 19 x 23 image
+    "merge-boxes-fwd-c6-k3-d2": dict(N=2, G=16, C=6, K=3, Hi=19, Wi=23, Y=5, X=5, pad_h=4, pad_w=4, dil_h=2, dil_w=2),
 }
 
 

@@ -15,9 +15,10 @@ CONFIG_FIELDS: dict[str, str] = {
     "vector_width": "elements per contiguous vector load along the channel dimension",
     "groups_to_merge": "groups sharing one tile (block-diagonal)",
     "split_k": "bwd_weight: programs splitting the N*Ho*Wo reduction",
-    "tile_w": "depthwise: pixels per row of the 2-D pixel tile (block_m / tile_w rows); igemm bwd_weight tma: pixels "
-              "per row of the reduction's pixel boxes (block_k / tile_w rows, both operands by tensor descriptor); 0 "
-              "otherwise",
+    "tile_w": "depthwise: pixels per row of the 2-D pixel tile (block_m / tile_w rows); igemm fwd tma: pixels per "
+              "row of the tile's output box (block_m / tile_w rows, the input by tensor descriptor, stride 1); igemm "
+              "bwd_weight tma: pixels per row of the reduction's pixel boxes (block_k / tile_w rows, both operands by "
+              "tensor descriptor); 0 otherwise",
     "filter_size": "depthwise: the square filter's side, fixed at compile time; 0 otherwise",
     "multiplier": "depthwise: output channels per input channel (K), fixed at compile time; 0 otherwise",
     "group_channels": "depthwise: input channels per group (C; 1 for depthwise proper, more for tiny groups), fixed "

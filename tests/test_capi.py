@@ -357,12 +357,15 @@ def _device_problem(entry, aligned: bool = True):
         filters = channels
     else:
         channels, groups = max(32, c.block_k) + (0 if aligned else 8), max(2, c.groups_to_merge)
-        if c.tile_w and c.groups_to_merge > 1:  # merged pixel boxes: the groups fill the tile; a short last block
-            channels, groups = c.block_n // c.groups_to_merge, c.groups_to_merge * (2 if aligned else 1) + \
-                (0 if aligned else c.groups_to_merge // 2)
-        elif c.tile_w:  # pixel boxes take whole column tiles of channels per tap: unaligned, padded up to one
-            channels = c.block_n if aligned else c.block_n - 8
         filters = channels
+        if c.tile_w and c.groups_to_merge > 1:  # merged pixel boxes: the groups fill the tile; a short last block
+            groups = c.groups_to_merge * (2 if aligned else 1) + (0 if aligned else c.groups_to_merge // 2)
+            channels = (c.block_k if c.direction.value == "fwd" else c.block_n) // c.groups_to_merge
+            filters = (c.block_n if c.direction.value == "fwd" else c.block_m) // c.groups_to_merge
+        elif c.tile_w:  # pixel boxes take whole column tiles of channels per tap: unaligned, padded up to one
+            channels = filters = c.block_n if aligned else c.block_n - 8
+        if c.tile_w and c.direction.value == "fwd":  # one descriptor of x for every tap: stride 1
+            shape.update(stride_w=1)
     if c.explicit_gemm:  # 1x1, stride 1, unpadded only
         shape = dict(Y=1, X=1, stride_h=1, stride_w=1, pad_h=0, pad_w=0)
     return Problem(direction=c.direction, dtype=c.dtype, N=2, G=groups, C=channels, K=filters, Hi=9, Wi=10, **shape)

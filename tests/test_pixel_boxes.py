@@ -1,13 +1,16 @@
-"""igemm bwd_weight with pixel boxes (`_px<rows>x<cols>`: the reduction walks boxes of output pixels of one image, a
-program's columns are one filter tap's channels, both operands load as tensor-descriptor boxes whose out-of-bounds
-elements read as zero). Interpreter numerics against float64 into NaN-poisoned outputs (padding, ragged boxes, a
-stride-2 tap's own phase of the strided view, filters past a group, splits), support, names and the axis rule."""
+"""igemm pixel boxes (`_px<rows>x<cols>`). bwd_weight: the reduction walks boxes of output pixels of one image, a
+program's columns are one filter tap's channels (of one group or several merged), both operands load as
+tensor-descriptor boxes whose out-of-bounds elements read as zero. fwd (stride 1): a tile's rows are a box of output
+pixels, each tap's input a box of one descriptor of x. Interpreter numerics against float64 into NaN-poisoned outputs
+(padding, ragged boxes, a stride-2 tap's own phase of the strided view, filters past a group, short group blocks,
+splits), support, names and the axis rule."""
 import pytest
 
+from gconv.generator.render import Provenance, render
 from gconv.runtime.support import unsupported_reason
 from gconv.schemas import KernelConfig, Problem
 
-from interpreter_numerics import assert_matches_reference
+from interpreter_numerics import assert_matches_reference, assert_source_matches_reference
 
 SHAPES = {
     # two groups of 64 -> 72 filters (a 64-row tile reads the next group's filters, never stored), 3x3 padded, a
@@ -56,12 +59,13 @@ def test_names_carry_the_box_and_parse_back():
     assert KernelConfig.from_name(config.name) == config
 
 
-@pytest.mark.parametrize("update", [dict(pipeline="multistage"), dict(direction="fwd", split_k=1),
-                                    dict(two_stage=True, split_k=4)])
-def test_pixel_boxes_are_an_axis_of_the_tma_bwd_weight_kernels_without_two_stage_only(update):
+@pytest.mark.parametrize("update", [dict(pipeline="multistage"), dict(direction="bwd_data", split_k=1),
+                                    dict(two_stage=True, split_k=4), dict(direction="fwd", split_k=1, tap_major=True)])
+def test_pixel_boxes_are_an_axis_of_the_fwd_and_bwd_weight_tma_kernels_only(update):
     axes = {**KernelConfig.from_name(BOXES_64[0]).axes(), **update}
     with pytest.raises(ValueError, match="tile_w is an axis of the depthwise kernels and, as pixel boxes, of the igemm "
-                                         "bwd_weight tma kernels without two_stage"):
+                                         "fwd and bwd_weight tma kernels without two_stage, tap_major or "
+                                         "explicit_gemm"):
         KernelConfig(**axes)
 
 
@@ -107,3 +111,50 @@ def test_merged_pixel_boxes_need_their_groups_in_one_tile_and_16_byte_pixels_of_
     assert unsupported_reason(config, Problem(**{**base, "G": 12, "K": 1})) == \
         "merged pixel boxes need G*C*2 and G*K*2 bytes % 16 == 0 (input and output pixels), got 96 and 24"
     assert unsupported_reason(config, Problem(**{**base, "G": 4})) == "merges 8 groups but the problem has G=4"
+
+
+FWD_SHAPES = {
+    # eight groups of 4 -> 4 in one 64 x 32 tile, 3x3 padded, boxes past the image's 9 x 10 output
+    "g8-c4-k4": dict(N=2, G=8, C=4, K=4, Hi=9, Wi=10, Y=3, X=3, pad_h=1, pad_w=1),
+    # twelve groups (a short last block for eight: its x box reads past G*C) of 4 -> 4, 5x5 unpadded
+    "g12-c4-k4-5x5": dict(N=1, G=12, C=4, K=4, Hi=11, Wi=13, Y=5, X=5),
+    # 2 -> 6 channels a group (tiles wider than the merged filters), dilated 5x3 with padding
+    "g12-c2-k6-d2": dict(N=2, G=12, C=2, K=6, Hi=11, Wi=9, Y=5, X=3, pad_h=4, pad_w=2, dil_h=2, dil_w=2),
+}
+FWD_BOXES = ["fwd_fp16_igemm_m64n32k32_w4_s3_tma_g8_v1_mg8_px8x8", "fwd_fp16_igemm_m64n64k64_w4_s3_tma_g8_v1_mg4_px8x8"]
+
+
+@pytest.mark.parametrize(("kernel", "shape"), [(k, s) for k in FWD_BOXES for s in FWD_SHAPES
+                                               if (k, s) != (FWD_BOXES[0], "g12-c2-k6-d2")])  # 8 x 6 > 32 filters
+def test_fwd_pixel_box_kernels_equal_the_reference(kernel, shape):
+    assert_matches_reference(kernel, Problem(direction="fwd", dtype="fp16", **FWD_SHAPES[shape]), seed=5)
+
+
+def test_fwd_pixel_boxes_need_stride_1_their_groups_in_one_tile_and_step_and_16_byte_boxes():
+    config = KernelConfig.from_name(FWD_BOXES[0])  # 64 pixels x 32 filters, 32 channels a step, eight groups
+    base = dict(direction="fwd", dtype="fp16", N=1, G=8, C=4, K=4, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
+    assert unsupported_reason(config, Problem(**base)) is None
+    assert unsupported_reason(config, Problem(**{**base, "stride_w": 2})) == \
+        "fwd pixel boxes need stride 1 (one descriptor of X for every tap), got 1x2"
+    assert unsupported_reason(config, Problem(**{**base, "K": 5})) == \
+        "merged fwd pixel boxes hold their 8 groups in one tile and step: need 8*K <= 32 and 8*C <= 32, got K=5, C=4"
+    assert unsupported_reason(config, Problem(**{**base, "C": 6})) == \
+        "merged fwd pixel boxes hold their 8 groups in one tile and step: need 8*K <= 32 and 8*C <= 32, got K=4, C=6"
+    assert unsupported_reason(config, Problem(**{**base, "G": 9, "C": 2})) == \
+        "merged fwd pixel boxes need 8*C*2 and G*C*2 bytes % 16 == 0 (a group block's channels, input pixels), got " \
+        "32 and 36"
+    assert unsupported_reason(KernelConfig.from_name(FWD_BOXES[1]), Problem(**{**base, "C": 3})) == \
+        "merged fwd pixel boxes need 4*C*2 and G*C*2 bytes % 16 == 0 (a group block's channels, input pixels), got " \
+        "24 and 48"
+
+
+def test_one_group_fwd_pixel_boxes_walk_a_group_of_several_channel_steps(tmp_path):
+    """No rule set has them yet: rendered here, 40 channels of a group in two 32-channel steps a tap (the second
+    reading the next group's channels, and past G*C the descriptor's zero fill, against zero weights)."""
+    config = KernelConfig.from_name("fwd_fp16_igemm_m64n32k32_w4_s3_tma_g8_v1_mg1_px8x8")
+    path = tmp_path / f"{config.name}.py"
+    path.write_text(render(config, Provenance(("rules/x.yaml",), "test", (), "test")))
+    shape = dict(direction="fwd", dtype="fp16", N=1, G=2, C=40, K=24, Hi=9, Wi=11, Y=3, X=3, pad_h=1, pad_w=1)
+    assert_source_matches_reference(path, config, Problem(**shape), seed=13)
+    assert unsupported_reason(config, Problem(**{**shape, "C": 12})) == \
+        "pixel boxes need C*2 bytes % 16 == 0 (input pixels), got 24"

@@ -174,6 +174,31 @@ const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p,
                    gconv_dtype_bytes(p->dtype), GCONV_TMA_ALIGN_BYTES, (double)row);
         }
     }
+    if (c->tile_w && p->direction == GCONV_DIRECTION_FWD) { /* runtime/support.py _output_box_reason */
+        int b = gconv_dtype_bytes(p->dtype), gm = c->groups_to_merge;
+        if (p->stride_h != 1 || p->stride_w != 1) {
+            REJECT("fwd pixel boxes need stride 1 (one descriptor of X for every tap), got %lldx%lld",
+                   (long long)p->stride_h, (long long)p->stride_w);
+        }
+        if (gm == 1) {
+            wide row = (wide)p->C * b;
+            if (row % GCONV_TMA_ALIGN_BYTES) {
+                REJECT("pixel boxes need C*%d bytes %% %d == 0 (input pixels), got %.0f", b, GCONV_TMA_ALIGN_BYTES,
+                       (double)row);
+            }
+            return NULL;
+        }
+        if ((wide)gm * p->K > c->block_n || (wide)gm * p->C > c->block_k) {
+            REJECT("merged fwd pixel boxes hold their %d groups in one tile and step: need %d*K <= %d and %d*C <= "
+                   "%d, got K=%lld, C=%lld", gm, gm, c->block_n, gm, c->block_k, (long long)p->K, (long long)p->C);
+        }
+        wide block = (wide)gm * p->C * b, row = (wide)p->G * p->C * b;
+        if (block % GCONV_TMA_ALIGN_BYTES || row % GCONV_TMA_ALIGN_BYTES) {
+            REJECT("merged fwd pixel boxes need %d*C*%d and G*C*%d bytes %% %d == 0 (a group block's channels, "
+                   "input pixels), got %.0f and %.0f", gm, b, b, GCONV_TMA_ALIGN_BYTES, (double)block, (double)row);
+        }
+        return NULL;
+    }
     if (c->tile_w) { /* igemm bwd_weight pixel boxes (runtime/support.py _pixel_box_reason) */
         int b = gconv_dtype_bytes(p->dtype), gm = c->groups_to_merge;
         if (gm == 1) {
@@ -345,8 +370,11 @@ void gconv_tile_grid(const gconv_config *c, const gconv_prob *p, int64_t grid[3]
     grid[2] = c->split_k;
 }
 
-/* runtime/grid.py row_tiles: igemm tiles along the GEMM rows; bwd_data tiles each stride-residue class apart. */
+/* runtime/grid.py row_tiles: igemm tiles along the GEMM rows; fwd pixel boxes tile each image's output into
+ * tile_h x tile_w boxes; bwd_data tiles each stride-residue class apart. */
 wide gconv_row_tiles(const gconv_config *c, const gconv_prob *p) {
+    if (p->direction == GCONV_DIRECTION_FWD && c->algorithm == GCONV_ALGORITHM_IGEMM && c->tile_w)
+        return (wide)p->N * cdiv(p->Ho, c->block_m / c->tile_w) * cdiv(p->Wo, c->tile_w);
     if (p->direction == GCONV_DIRECTION_FWD) return cdiv((wide)p->N * p->Ho * p->Wo, c->block_m);
     if (p->direction == GCONV_DIRECTION_BWD_WEIGHT) return cdiv((wide)c->groups_to_merge * p->K, c->block_m);
     wide rows = (wide)p->N * cdiv(p->Hi, p->stride_h) * cdiv(p->Wi, p->stride_w);
@@ -438,6 +466,8 @@ static wide padded_reduction(const gconv_config *c, const gconv_prob *p) {
         return gconv_row_tiles(c, p) * cdiv(cdiv(gemm_k(p), c->split_k), bk) * bk * c->split_k;
     if (c->tap_major) /* each tap's channels padded to block_k */
         return gconv_row_tiles(c, p) * p->Y * p->X * cdiv(p->C, bk) * bk;
+    if (c->tile_w) /* fwd pixel boxes: each tap's channels of the (merged) groups padded to block_k */
+        return gconv_row_tiles(c, p) * p->Y * p->X * cdiv((wide)c->groups_to_merge * p->C, bk) * bk;
     return gconv_row_tiles(c, p) * cdiv(gemm_k(p), bk) * bk;
 }
 
