@@ -52,10 +52,10 @@ def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
 
 
 def _pixel_box_reason(config: KernelConfig, problem: Problem) -> str | None:
-    """Pixel boxes read X and dY as [N, H, W, channels] tensor descriptors: their pixel rows (G*C and G*K elements)
-    must be strides of 16 bytes and each box must start 16 bytes into a row (at a group or group block's first
-    channel or filter). One group per tile also keeps the flat TMA kernels' checks; merged groups must fit one tile
-    (a merged tile past them would compute only what no program stores)."""
+    """bwd_weight pixel boxes (fwd: _output_box_reason) read X and dY as [N, H, W, channels] tensor descriptors:
+    their pixel rows (G*C and G*K elements) must be strides of 16 bytes and each box must start 16 bytes into a row
+    (at a group or group block's first channel or filter). One group per tile also keeps the flat TMA kernels'
+    checks; merged groups must fit one tile (a merged tile past them would compute only what no program stores)."""
     p, b, gm = problem, problem.dtype.bytes, config.groups_to_merge
     if p.direction is Direction.fwd:
         return _output_box_reason(config, problem)
