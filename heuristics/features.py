@@ -77,8 +77,9 @@ def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,
         if config.tap_major:  # each tap's channels (fwd) or filters (bwd_data) padded to block_k
             per_tap = problem.C if config.direction is Direction.fwd else problem.K
             waste_k = cdiv(per_tap, config.block_k) * config.block_k / per_tap
-        elif config.tile_w and config.direction is Direction.fwd:  # pixel boxes: each tap's merged channels padded
-            waste_k = cdiv(config.groups_to_merge * problem.C, config.block_k) * config.block_k / problem.C
+        elif config.tile_w and config.direction is not Direction.bwd_weight:  # pixel boxes: the merged ones padded
+            per_tap = problem.C if config.direction is Direction.fwd else problem.K
+            waste_k = cdiv(config.groups_to_merge * per_tap, config.block_k) * config.block_k / per_tap
         elif config.direction is Direction.bwd_data:  # the taps each stride-residue class walks
             walked = [problem.K * taps for taps in residue_taps(problem)]
             waste_k = sum(cdiv(k, config.block_k) * config.block_k for k in walked) / sum(walked)
@@ -183,10 +184,10 @@ class _KernelColumns(NamedTuple):
     depthwise: np.ndarray | None  # bool mask of the depthwise kernels (None when there are none)
     tap_major: np.ndarray | None  # bool mask of the tap-major igemm kernels (None when there are none)
     pixel_boxes: np.ndarray | None  # bool mask of the pixel-box igemm bwd_weight kernels (None when there are none)
-    output_boxes: np.ndarray | None  # bool mask of the pixel-box igemm fwd kernels (None when there are none)
+    output_boxes: np.ndarray | None  # bool mask of the pixel-box igemm fwd / bwd_data kernels (None when none)
     block_m: np.ndarray
     block_n: np.ndarray
-    tile_h: np.ndarray  # depthwise pixel tile and fwd pixel box rows and columns (1 for the other kernels)
+    tile_h: np.ndarray  # depthwise pixel tile and fwd / bwd_data pixel box rows and columns (1 for the others)
     tile_w: np.ndarray
     filter_size: np.ndarray
     splits: np.ndarray  # split_k of every config
@@ -283,7 +284,7 @@ def _config_numbers(c: KernelConfig, arch: ArchSpec) -> _ConfigNumbers:
     cuda_core = c.algorithm is not Algorithm.igemm
     depthwise = c.algorithm is Algorithm.depthwise
     boxes = bool(c.tile_w) and not cuda_core
-    output_boxes = boxes and c.direction is Direction.fwd
+    output_boxes = boxes and c.direction is not Direction.bwd_weight  # boxes of the pixels a tile owns
     merge = c.groups_to_merge
     return _ConfigNumbers(
         features=tuple(kernel_features(c)),
@@ -441,9 +442,11 @@ def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, origin
             walked = np.where(k.tap_major, tap_steps, walked)
     if k.pixel_boxes is not None:  # grid.col_tiles: each filter tap's channels rounded up to whole column tiles
         np.copyto(steps[1], r.Y * r.X * np.ceil(r.C * k.divisors[3] / k.block_n), where=k.pixel_boxes)
-    if k.output_boxes is not None:  # grid.row_tiles: output boxes; padded_reduction: each tap's merged channels
-        np.copyto(steps[0], r.N * np.ceil(r.Ho / k.tile_h) * np.ceil(r.Wo / k.tile_w), where=k.output_boxes)
-        np.copyto(steps[2], r.Y * r.X * np.ceil(r.C * k.divisors[3] / k.divisors[2]), where=k.output_boxes)
+    if k.output_boxes is not None:  # grid.row_tiles: the boxes; padded_reduction: each tap's merged channels (fwd)
+        fwd = k.direction is Direction.fwd  # or filters (bwd_data)
+        rows, cols, per_tap = (r.Ho, r.Wo, r.C) if fwd else (r.Hi, r.Wi, r.K)
+        np.copyto(steps[0], r.N * np.ceil(rows / k.tile_h) * np.ceil(cols / k.tile_w), where=k.output_boxes)
+        np.copyto(steps[2], r.Y * r.X * np.ceil(per_tap * k.divisors[3] / k.divisors[2]), where=k.output_boxes)
     np.divide(steps[:3] * k.divisors[:3], extents[:3], out=derived[_WASTE])  # CUDA-core kernels: 1 (divisors 1), then
     if k.cuda_core is not None and k.direction is not Direction.bwd_weight:  # their tiles' padding (cuda_core_waste)
         np.copyto(derived[_WASTE][:2], _cuda_core_waste(k, r), where=k.cuda_core)

@@ -35,13 +35,14 @@ def tile_rows_cols(config: KernelConfig, problem: Problem) -> tuple[int, int]:
 
 
 def row_tiles(config: KernelConfig, problem: Problem) -> int:
-    """Tiles along the implicit GEMM's rows. igemm fwd pixel boxes tile each image's output into tile_h x tile_w
-    boxes. igemm bwd_data tiles each stride-residue class of the input pixels
+    """Tiles along the implicit GEMM's rows. igemm fwd (bwd_data) pixel boxes tile each image's output (input) into
+    tile_h x tile_w boxes. Otherwise igemm bwd_data tiles each stride-residue class of the input pixels
     (hi % stride_h, wi % stride_w) apart, N * cdiv(Hi, stride_h) * cdiv(Wi, stride_w) rows each (the rows past the
     image in a short class are masked), so that each class walks only the taps that reach it."""
     p = problem
-    if config.tile_w and p.direction is Direction.fwd and config.algorithm is Algorithm.igemm:  # output pixel boxes
-        return p.N * cdiv(p.Ho, config.tile_h) * cdiv(p.Wo, config.tile_w)
+    if config.tile_w and config.algorithm is Algorithm.igemm and p.direction is not Direction.bwd_weight:
+        rows, cols = (p.Ho, p.Wo) if p.direction is Direction.fwd else (p.Hi, p.Wi)  # the pixel boxes a tile owns
+        return p.N * cdiv(rows, config.tile_h) * cdiv(cols, config.tile_w)
     if p.direction is not Direction.bwd_data:
         return cdiv(tile_rows_cols(config, problem)[0], config.block_m)
     rows = p.N * cdiv(p.Hi, p.stride_h) * cdiv(p.Wi, p.stride_w)

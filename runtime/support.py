@@ -52,13 +52,14 @@ def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
 
 
 def _pixel_box_reason(config: KernelConfig, problem: Problem) -> str | None:
-    """bwd_weight pixel boxes (fwd: _output_box_reason) read X and dY as [N, H, W, channels] tensor descriptors:
-    their pixel rows (G*C and G*K elements) must be strides of 16 bytes and each box must start 16 bytes into a row
-    (at a group or group block's first channel or filter). One group per tile also keeps the flat TMA kernels'
-    checks; merged groups must fit one tile (a merged tile past them would compute only what no program stores)."""
+    """bwd_weight pixel boxes (fwd, bwd_data: _owned_box_reason) read X and dY as [N, H, W, channels] tensor
+    descriptors: their pixel rows (G*C and G*K elements) must be strides of 16 bytes and each box must start 16 bytes
+    into a row (at a group or group block's first channel or filter). One group per tile also keeps the flat TMA
+    kernels' checks; merged groups must fit one tile (a merged tile past them would compute only what no program
+    stores)."""
     p, b, gm = problem, problem.dtype.bytes, config.groups_to_merge
-    if p.direction is Direction.fwd:
-        return _output_box_reason(config, problem)
+    if p.direction is not Direction.bwd_weight:
+        return _owned_box_reason(config, problem)
     if gm == 1:
         row = p.C * b
         if row % TMA_ALIGN_BYTES:  # the strided view of X starts at a pixel: its offsets and strides in whole G*C rows
@@ -112,25 +113,29 @@ def _sliding_rows_reason(config: KernelConfig, problem: Problem) -> str | None:
     return None
 
 
-def _output_box_reason(config: KernelConfig, problem: Problem) -> str | None:
-    """fwd pixel boxes read X through one [N, Hi, Wi, G*C] descriptor for every tap (so stride 1): its pixels must be
-    16-byte strides and each box start 16 bytes into a pixel (at a group or group block's first channel); merged
-    groups must fit one tile and one reduction step."""
+def _owned_box_reason(config: KernelConfig, problem: Problem) -> str | None:
+    """fwd (bwd_data) pixel boxes read X (dY) through one [N, H, W, G*C (G*K)] descriptor for every tap, so stride 1:
+    its pixels must be 16-byte strides and each box start 16 bytes into a pixel (at a group or group block's first
+    channel or filter); merged groups must fit one tile and one reduction step."""
     p, b, gm = problem, problem.dtype.bytes, config.groups_to_merge
+    fwd = p.direction is Direction.fwd
+    name, read, pixels = ("fwd", "X", "input") if fwd else ("bwd_data", "dY", "output")
+    (red, reduced), (col, columns) = (("C", p.C), ("K", p.K)) if fwd else (("K", p.K), ("C", p.C))
     if (p.stride_h, p.stride_w) != (1, 1):
-        return f"fwd pixel boxes need stride 1 (one descriptor of X for every tap), got {p.stride_h}x{p.stride_w}"
+        return (f"{name} pixel boxes need stride 1 (one descriptor of {read} for every tap), got "
+                f"{p.stride_h}x{p.stride_w}")
     if gm == 1:
-        row = p.C * b
+        row = reduced * b
         if row % TMA_ALIGN_BYTES:
-            return f"pixel boxes need C*{b} bytes % {TMA_ALIGN_BYTES} == 0 (input pixels), got {row}"
+            return f"pixel boxes need {red}*{b} bytes % {TMA_ALIGN_BYTES} == 0 ({pixels} pixels), got {row}"
         return None
-    if gm * p.K > config.block_n or gm * p.C > config.block_k:
-        return (f"merged fwd pixel boxes hold their {gm} groups in one tile and step: need {gm}*K <= "
-                f"{config.block_n} and {gm}*C <= {config.block_k}, got K={p.K}, C={p.C}")
-    block, row = gm * p.C * b, p.G * p.C * b
+    if gm * columns > config.block_n or gm * reduced > config.block_k:
+        return (f"merged {name} pixel boxes hold their {gm} groups in one tile and step: need {gm}*{col} <= "
+                f"{config.block_n} and {gm}*{red} <= {config.block_k}, got {col}={columns}, {red}={reduced}")
+    block, row = gm * reduced * b, p.G * reduced * b
     if block % TMA_ALIGN_BYTES or row % TMA_ALIGN_BYTES:
-        return (f"merged fwd pixel boxes need {gm}*C*{b} and G*C*{b} bytes % {TMA_ALIGN_BYTES} == 0 (a group "
-                f"block's channels, input pixels), got {block} and {row}")
+        return (f"merged {name} pixel boxes need {gm}*{red}*{b} and G*{red}*{b} bytes % {TMA_ALIGN_BYTES} == 0 (a "
+                f"group block's {'channels' if fwd else 'filters'}, {pixels} pixels), got {block} and {row}")
     return None
 
 

@@ -15,8 +15,9 @@ CONFIG_FIELDS: dict[str, str] = {
     "vector_width": "elements per contiguous vector load along the channel dimension",
     "groups_to_merge": "groups sharing one tile (block-diagonal)",
     "split_k": "bwd_weight: programs splitting the N*Ho*Wo reduction",
-    "tile_w": "depthwise: pixels per row of the 2-D pixel tile (block_m / tile_w rows); igemm fwd tma: pixels per "
-              "row of the tile's output box (block_m / tile_w rows, the input by tensor descriptor, stride 1); igemm "
+    "tile_w": "depthwise: pixels per row of the 2-D pixel tile (block_m / tile_w rows); igemm fwd / bwd_data tma: "
+              "pixels per row of the tile's output / input box (block_m / tile_w rows, x / dy by tensor descriptor, "
+              "stride 1); igemm "
               "bwd_weight tma: pixels per row of the reduction's pixel boxes (block_k / tile_w rows, both operands by "
               "tensor descriptor); 0 otherwise",
     "filter_size": "depthwise: the square filter's side, fixed at compile time; 0 otherwise",

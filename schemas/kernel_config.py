@@ -50,9 +50,9 @@ class KernelConfig(BaseModel):
     into every output row it reaches, one accumulator per output row (bwd_weight: per filter row of its column), for
     row stride S and row dilation 1; 0 is the per-tap kernel (each tap loads).
 
-    `tile_w` W > 0 on an igemm fwd tma kernel: pixel boxes of stride-1 convolutions, a tile's rows a box of
-    block_m / W output rows x W output columns of one image, its input read per tap as a box of a tensor descriptor
-    of x (the tap's shift of the output box; out-of-bounds elements read as zero).
+    `tile_w` W > 0 on an igemm fwd (bwd_data) tma kernel: pixel boxes of stride-1 convolutions, a tile's rows a box
+    of block_m / W output (input) rows x W columns of one image, the operand it reduces over read per tap as a box of
+    a tensor descriptor of x (dy): the tap's shift of the tile's box, out-of-bounds elements reading as zero.
     `tile_w` W > 0 on an igemm bwd_weight tma kernel (atomic or no split): pixel boxes. Its reduction walks boxes
     of block_k / W output rows x W output columns of one image, and a program's columns are one filter tap's
     channels (of its groups_to_merge groups: a merged tile keeps only the block diagonal when it stores), so both
@@ -129,11 +129,11 @@ class KernelConfig(BaseModel):
         return self
 
     def _check_pixel_boxes(self) -> None:
-        if (self.algorithm is not Algorithm.igemm or self.direction is Direction.bwd_data
-                or self.pipeline is not Pipeline.tma or self.two_stage or self.tap_major or self.explicit_gemm):
-            raise ValueError("tile_w is an axis of the depthwise kernels and, as pixel boxes, of the igemm fwd and "
-                             "bwd_weight tma kernels without two_stage, tap_major or explicit_gemm")
-        box, field = (self.block_m, "block_m") if self.direction is Direction.fwd else (self.block_k, "block_k")
+        if (self.algorithm is not Algorithm.igemm or self.pipeline is not Pipeline.tma or self.two_stage
+                or self.tap_major or self.explicit_gemm):
+            raise ValueError("tile_w is an axis of the depthwise kernels and, as pixel boxes, of the igemm tma kernels "
+                             "without two_stage, tap_major or explicit_gemm")
+        box, field = (self.block_k, "block_k") if self.direction is Direction.bwd_weight else (self.block_m, "block_m")
         if not _is_power_of_two(self.tile_w) or self.tile_w > box:
             raise ValueError(f"igemm pixel boxes need a power-of-two tile_w of at most {field} ({box}), "
                              f"got {self.tile_w}")
@@ -184,11 +184,12 @@ class KernelConfig(BaseModel):
 
     @property
     def tile_h(self) -> int:
-        """Rows of the 2-D pixel tile: depthwise and igemm fwd pixel boxes, of the tile a program owns (block_m
-        pixels); igemm bwd_weight pixel boxes, of each box its reduction walks (block_k pixels); 0 without tile_w."""
+        """Rows of the 2-D pixel tile: depthwise and igemm fwd / bwd_data pixel boxes, of the tile a program owns
+        (block_m pixels); igemm bwd_weight pixel boxes, of each box its reduction walks (block_k pixels); 0 without
+        tile_w."""
         if not self.tile_w:
             return 0
-        owned = self.algorithm is Algorithm.depthwise or self.direction is Direction.fwd
+        owned = self.algorithm is Algorithm.depthwise or self.direction is not Direction.bwd_weight
         return (self.block_m if owned else self.block_k) // self.tile_w
 
     @property

@@ -1,9 +1,9 @@
 """igemm pixel boxes (`_px<rows>x<cols>`). bwd_weight: the reduction walks boxes of output pixels of one image, a
 program's columns are one filter tap's channels (of one group or several merged), both operands load as
-tensor-descriptor boxes whose out-of-bounds elements read as zero. fwd (stride 1): a tile's rows are a box of output
-pixels, each tap's input a box of one descriptor of x. Interpreter numerics against float64 into NaN-poisoned outputs
-(padding, ragged boxes, a stride-2 tap's own phase of the strided view, filters past a group, short group blocks,
-splits), support, names and the axis rule."""
+tensor-descriptor boxes whose out-of-bounds elements read as zero. fwd / bwd_data (stride 1): a tile's rows are a box
+of output / input pixels, each tap's x / dy a box of one descriptor. Interpreter numerics against float64 into
+NaN-poisoned outputs (padding, ragged boxes, a stride-2 tap's own phase of the strided view, filters past a group,
+short group blocks, splits), support, names and the axis rule."""
 import pytest
 
 from gconv.generator.render import Provenance, render
@@ -59,13 +59,13 @@ def test_names_carry_the_box_and_parse_back():
     assert KernelConfig.from_name(config.name) == config
 
 
-@pytest.mark.parametrize("update", [dict(pipeline="multistage"), dict(direction="bwd_data", split_k=1),
-                                    dict(two_stage=True, split_k=4), dict(direction="fwd", split_k=1, tap_major=True)])
-def test_pixel_boxes_are_an_axis_of_the_fwd_and_bwd_weight_tma_kernels_only(update):
+@pytest.mark.parametrize("update", [dict(pipeline="multistage"), dict(two_stage=True, split_k=4),
+                                    dict(direction="bwd_data", split_k=1, tap_major=True),
+                                    dict(direction="fwd", split_k=1, explicit_gemm=True)])
+def test_pixel_boxes_are_an_axis_of_the_plain_tma_kernels_only(update):
     axes = {**KernelConfig.from_name(BOXES_64[0]).axes(), **update}
     with pytest.raises(ValueError, match="tile_w is an axis of the depthwise kernels and, as pixel boxes, of the igemm "
-                                         "fwd and bwd_weight tma kernels without two_stage, tap_major or "
-                                         "explicit_gemm"):
+                                         "tma kernels without two_stage, tap_major or explicit_gemm"):
         KernelConfig(**axes)
 
 
@@ -158,3 +158,38 @@ def test_one_group_fwd_pixel_boxes_walk_a_group_of_several_channel_steps(tmp_pat
     assert_source_matches_reference(path, config, Problem(**shape), seed=13)
     assert unsupported_reason(config, Problem(**{**shape, "C": 12})) == \
         "pixel boxes need C*2 bytes % 16 == 0 (input pixels), got 24"
+
+
+@pytest.mark.parametrize(("name", "shape"), [
+    # eight groups of 4 filters -> 4 channels: one 64 x 32 tile of 8 x 8 input boxes, 3x3 padded (taps reading dY
+    # before and past the image)
+    ("bwd_data_fp16_igemm_m64n32k32_w4_s3_tma_g8_v1_mg8_px8x8", dict(G=8, C=4, K=4, Hi=9, Wi=10, Y=3, X=3, pad_h=1,
+                                                                       pad_w=1)),
+    # twelve groups of 6 filters -> 2 channels, a short last block of four, dilated 5x3 with uneven padding
+    ("bwd_data_fp16_igemm_m64n32k32_w4_s3_tma_g8_v1_mg4_px8x8", dict(G=12, C=2, K=6, Hi=11, Wi=9, Y=5, X=3, pad_h=4,
+                                                                       pad_w=1, dil_h=2, dil_w=2)),
+    # one group of 40 filters -> 24 channels: two 32-filter steps a tap, the second reading past the group's filters
+    ("bwd_data_fp16_igemm_m64n32k32_w4_s3_tma_g8_v1_mg1_px8x8", dict(G=2, C=24, K=40, Hi=7, Wi=12, Y=3, X=3,
+                                                                       pad_h=1, pad_w=1)),
+])
+def test_bwd_data_pixel_boxes_equal_the_reference(name, shape, tmp_path):
+    """No rule set has them yet (bench/ab_variant.py renders them as twins): a tile's rows are a box of input pixels,
+    each tap's dY a box of one descriptor."""
+    config = KernelConfig.from_name(name)
+    path = tmp_path / f"{name}.py"
+    path.write_text(render(config, Provenance(("rules/x.yaml",), "test", (), "test")))
+    assert_source_matches_reference(path, config, Problem(direction="bwd_data", dtype="fp16", N=2, **shape), seed=17)
+
+
+def test_bwd_data_pixel_boxes_name_filters_where_fwd_names_channels():
+    config = KernelConfig.from_name("bwd_data_fp16_igemm_m64n32k32_w4_s3_tma_g8_v1_mg8_px8x8")
+    base = dict(direction="bwd_data", dtype="fp16", N=1, G=8, C=4, K=4, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
+    assert unsupported_reason(config, Problem(**base)) is None
+    assert unsupported_reason(config, Problem(**{**base, "stride_h": 2})) == \
+        "bwd_data pixel boxes need stride 1 (one descriptor of dY for every tap), got 2x1"
+    assert unsupported_reason(config, Problem(**{**base, "C": 6})) == \
+        "merged bwd_data pixel boxes hold their 8 groups in one tile and step: need 8*C <= 32 and 8*K <= 32, got " \
+        "C=6, K=4"
+    assert unsupported_reason(config, Problem(**{**base, "G": 9, "K": 2})) == \
+        "merged bwd_data pixel boxes need 8*K*2 and G*K*2 bytes % 16 == 0 (a group block's filters, output pixels), " \
+        "got 32 and 36"

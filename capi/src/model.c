@@ -169,11 +169,14 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
         steps[2] = (double)((wide)r->Y * r->X) * ceil(per_tap / divisors[2]);
         if (residue) walked = steps[2]; /* the classes' taps together are all Y*X of them */
     }
-    if (!cuda_core && c->tile_w && r->direction == GCONV_DIRECTION_FWD) {
-        /* grid.row_tiles: output boxes; analytic.padded_reduction: each tap's merged channels padded to block_k */
+    if (!cuda_core && c->tile_w && r->direction != GCONV_DIRECTION_BWD_WEIGHT) {
+        /* grid.row_tiles: the boxes; analytic.padded_reduction: each tap's merged channels (fwd) or filters (bwd_data)
+         * padded to block_k */
+        int fwd = r->direction == GCONV_DIRECTION_FWD;
         double th = (double)(c->block_m / c->tile_w), tw = (double)c->tile_w;
-        steps[0] = (double)r->N * ceil((double)r->Ho / th) * ceil((double)r->Wo / tw);
-        steps[2] = (double)((wide)r->Y * r->X) * ceil((double)r->C * divisors[3] / divisors[2]);
+        double rows = (double)(fwd ? r->Ho : r->Hi), cols = (double)(fwd ? r->Wo : r->Wi);
+        steps[0] = (double)r->N * ceil(rows / th) * ceil(cols / tw);
+        steps[2] = (double)((wide)r->Y * r->X) * ceil((double)(fwd ? r->C : r->K) * divisors[3] / divisors[2]);
     } else if (!cuda_core && c->tile_w) /* grid.col_tiles: pixel boxes round each tap's channels up to whole tiles */
         steps[1] = (double)((wide)r->Y * r->X) * ceil((double)r->C * divisors[3] / divisors[1]);
     for (int i = 0; i < 3; i++) waste[i] = steps[i] * divisors[i] / extents[i];

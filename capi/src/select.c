@@ -174,28 +174,33 @@ const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p,
                    gconv_dtype_bytes(p->dtype), GCONV_TMA_ALIGN_BYTES, (double)row);
         }
     }
-    if (c->tile_w && p->direction == GCONV_DIRECTION_FWD) { /* runtime/support.py _output_box_reason */
-        int b = gconv_dtype_bytes(p->dtype), gm = c->groups_to_merge;
+    if (c->tile_w && p->direction != GCONV_DIRECTION_BWD_WEIGHT) { /* runtime/support.py _owned_box_reason */
+        int b = gconv_dtype_bytes(p->dtype), gm = c->groups_to_merge, fwd = p->direction == GCONV_DIRECTION_FWD;
+        const char *name = fwd ? "fwd" : "bwd_data", *red = fwd ? "C" : "K", *col = fwd ? "K" : "C";
+        const char *read = fwd ? "X" : "dY", *pixels = fwd ? "input" : "output";
+        int64_t reduced = fwd ? p->C : p->K, columns = fwd ? p->K : p->C;
         if (p->stride_h != 1 || p->stride_w != 1) {
-            REJECT("fwd pixel boxes need stride 1 (one descriptor of X for every tap), got %lldx%lld",
+            REJECT("%s pixel boxes need stride 1 (one descriptor of %s for every tap), got %lldx%lld", name, read,
                    (long long)p->stride_h, (long long)p->stride_w);
         }
         if (gm == 1) {
-            wide row = (wide)p->C * b;
+            wide row = (wide)reduced * b;
             if (row % GCONV_TMA_ALIGN_BYTES) {
-                REJECT("pixel boxes need C*%d bytes %% %d == 0 (input pixels), got %.0f", b, GCONV_TMA_ALIGN_BYTES,
-                       (double)row);
+                REJECT("pixel boxes need %s*%d bytes %% %d == 0 (%s pixels), got %.0f", red, b, GCONV_TMA_ALIGN_BYTES,
+                       pixels, (double)row);
             }
             return NULL;
         }
-        if ((wide)gm * p->K > c->block_n || (wide)gm * p->C > c->block_k) {
-            REJECT("merged fwd pixel boxes hold their %d groups in one tile and step: need %d*K <= %d and %d*C <= "
-                   "%d, got K=%lld, C=%lld", gm, gm, c->block_n, gm, c->block_k, (long long)p->K, (long long)p->C);
+        if ((wide)gm * columns > c->block_n || (wide)gm * reduced > c->block_k) {
+            REJECT("merged %s pixel boxes hold their %d groups in one tile and step: need %d*%s <= %d and %d*%s <= "
+                   "%d, got %s=%lld, %s=%lld", name, gm, gm, col, c->block_n, gm, red, c->block_k, col,
+                   (long long)columns, red, (long long)reduced);
         }
-        wide block = (wide)gm * p->C * b, row = (wide)p->G * p->C * b;
+        wide block = (wide)gm * reduced * b, row = (wide)p->G * reduced * b;
         if (block % GCONV_TMA_ALIGN_BYTES || row % GCONV_TMA_ALIGN_BYTES) {
-            REJECT("merged fwd pixel boxes need %d*C*%d and G*C*%d bytes %% %d == 0 (a group block's channels, "
-                   "input pixels), got %.0f and %.0f", gm, b, b, GCONV_TMA_ALIGN_BYTES, (double)block, (double)row);
+            REJECT("merged %s pixel boxes need %d*%s*%d and G*%s*%d bytes %% %d == 0 (a group block's %s, %s "
+                   "pixels), got %.0f and %.0f", name, gm, red, b, red, b, GCONV_TMA_ALIGN_BYTES,
+                   fwd ? "channels" : "filters", pixels, (double)block, (double)row);
         }
         return NULL;
     }
@@ -361,7 +366,7 @@ void gconv_tile_grid(const gconv_config *c, const gconv_prob *p, int64_t grid[3]
         col_tiles = cdiv(gm * p->K, c->block_n);
     else if (p->direction == GCONV_DIRECTION_BWD_DATA)
         col_tiles = cdiv(gm * p->C, c->block_n);
-    else if (c->tile_w) /* runtime/grid.py col_tiles: pixel boxes round each tap's (merged) channels up to whole tiles */
+    else if (c->tile_w) /* grid.py col_tiles: pixel boxes round each tap's (merged) channels up to whole tiles */
         col_tiles = (wide)p->Y * p->X * cdiv(gm * p->C, c->block_n);
     else
         col_tiles = cdiv((wide)p->Y * p->X * gm * p->C, c->block_n);
@@ -370,11 +375,13 @@ void gconv_tile_grid(const gconv_config *c, const gconv_prob *p, int64_t grid[3]
     grid[2] = c->split_k;
 }
 
-/* runtime/grid.py row_tiles: igemm tiles along the GEMM rows; fwd pixel boxes tile each image's output into
- * tile_h x tile_w boxes; bwd_data tiles each stride-residue class apart. */
+/* runtime/grid.py row_tiles: igemm tiles along the GEMM rows; fwd (bwd_data) pixel boxes tile each image's output
+ * (input) into tile_h x tile_w boxes; otherwise bwd_data tiles each stride-residue class apart. */
 wide gconv_row_tiles(const gconv_config *c, const gconv_prob *p) {
-    if (p->direction == GCONV_DIRECTION_FWD && c->algorithm == GCONV_ALGORITHM_IGEMM && c->tile_w)
-        return (wide)p->N * cdiv(p->Ho, c->block_m / c->tile_w) * cdiv(p->Wo, c->tile_w);
+    if (p->direction != GCONV_DIRECTION_BWD_WEIGHT && c->algorithm == GCONV_ALGORITHM_IGEMM && c->tile_w) {
+        int fwd = p->direction == GCONV_DIRECTION_FWD;
+        return (wide)p->N * cdiv(fwd ? p->Ho : p->Hi, c->block_m / c->tile_w) * cdiv(fwd ? p->Wo : p->Wi, c->tile_w);
+    }
     if (p->direction == GCONV_DIRECTION_FWD) return cdiv((wide)p->N * p->Ho * p->Wo, c->block_m);
     if (p->direction == GCONV_DIRECTION_BWD_WEIGHT) return cdiv((wide)c->groups_to_merge * p->K, c->block_m);
     wide rows = (wide)p->N * cdiv(p->Hi, p->stride_h) * cdiv(p->Wi, p->stride_w);
@@ -456,6 +463,8 @@ static wide gemm_k(const gconv_prob *p) {
 /* heuristics/analytic.py padded_reduction: GEMM-K multiply-adds of one output element, summed over the row tiles. */
 static wide padded_reduction(const gconv_config *c, const gconv_prob *p) {
     wide bk = c->block_k;
+    if (c->direction == GCONV_DIRECTION_BWD_DATA && c->tile_w) /* pixel boxes: each tap's merged filters padded */
+        return gconv_row_tiles(c, p) * p->Y * p->X * cdiv((wide)c->groups_to_merge * p->K, bk) * bk;
     if (c->direction == GCONV_DIRECTION_BWD_DATA) {
         wide per_class = gconv_row_tiles(c, p) / ((wide)p->stride_h * p->stride_w);
         if (c->tap_major) /* each tap's filters padded to block_k; the classes walk all Y*X taps between them */
