@@ -117,7 +117,8 @@ def roofline_seconds(problem: Problem, arch: ArchSpec) -> float:
 def padded_reduction(config: KernelConfig, problem: Problem) -> int:
     """Multiply-adds along GEMM-K that one output element of every row tile performs, summed over the row tiles
     (each padded to block_k): bwd_data walks, per stride-residue class, only the taps that reach it; a tap-major walk
-    pads each tap's channels (fwd) or filters (bwd_data) to block_k, pixel boxes each tap's merged channels (fwd) or filters (bwd_data)."""
+    pads each tap's channels (fwd) or filters (bwd_data) to block_k, fwd / bwd_data pixel boxes each tap's channels /
+    filters of the merged groups."""
     bk, p = config.block_k, problem
     if config.tile_w and config.direction is Direction.bwd_data:  # pixel boxes: each tap's merged filters padded
         return row_tiles(config, p) * p.Y * p.X * cdiv(config.groups_to_merge * p.K, bk) * bk
