@@ -45,21 +45,20 @@ def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
         if reason is not None:
             return reason
     if config.tile_w:
-        return _pixel_box_reason(config, problem)
+        if problem.direction is Direction.bwd_weight:
+            return _pixel_box_reason(config, problem)
+        return _owned_box_reason(config, problem)
     if config.pipeline is Pipeline.tma:
         return _tma_reason(config, problem)
     return None
 
 
 def _pixel_box_reason(config: KernelConfig, problem: Problem) -> str | None:
-    """bwd_weight pixel boxes (fwd, bwd_data: _owned_box_reason) read X and dY as [N, H, W, channels] tensor
-    descriptors: their pixel rows (G*C and G*K elements) must be strides of 16 bytes and each box must start 16 bytes
-    into a row (at a group or group block's first channel or filter). One group per tile also keeps the flat TMA
-    kernels' checks; merged groups must fit one tile (a merged tile past them would compute only what no program
-    stores)."""
+    """bwd_weight pixel boxes read X and dY as [N, H, W, channels] tensor descriptors: their pixel rows (G*C and G*K
+    elements) must be strides of 16 bytes and each box must start 16 bytes into a row (at a group or group block's
+    first channel or filter). One group per tile also keeps the flat TMA kernels' checks; merged groups must fit one
+    tile (a merged tile past them would compute only what no program stores)."""
     p, b, gm = problem, problem.dtype.bytes, config.groups_to_merge
-    if p.direction is not Direction.bwd_weight:
-        return _owned_box_reason(config, problem)
     if gm == 1:
         row = p.C * b
         if row % TMA_ALIGN_BYTES:  # the strided view of X starts at a pixel: its offsets and strides in whole G*C rows
