@@ -14,9 +14,5 @@ timeout 170 python3 bench/verify_device.py --rule-set default --filter "tile_w >
   --out bench/results/verify-boxes-any-channels --deadline-s 150 > $OUT/verify.log 2>&1
 echo "verify rc=$?"; grep -E "instances pass|FAIL" bench/results/verify-boxes-any-channels/summary.md | head -20
 (cd bench/results && tar czf $OUT/verify-boxes-any-channels.tgz verify-boxes-any-channels)
-if [ -z "$SKIP_CAPI" ]; then
-  timeout 200 bash capi/device_check.sh tests $OUT/capi > /dev/null 2>&1
-  echo "capi check rc=$?"; grep -E "configure|build|ctest exit|exit [1-9]|failed" $OUT/capi/device-check.txt | head -20
-  (cd $OUT && tar czf capi.tgz capi && rm -r capi)
-fi
+[ -z "$SKIP_CAPI" ] && capi_check 200
 BUDGET_S=$(( ${BUDGET_S:-560} - ($(date +%s) - begun) )) bash bench/device_resume_sweeps.sh

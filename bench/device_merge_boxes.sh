@@ -27,9 +27,5 @@ done
 if grep -q "^## Failures" bench/results/verify-merge-boxes/$direction-*/summary.md; then
   echo "a kernel failed: no sweeps"; exit 1
 fi
-if [ -n "$CAPI" ]; then
-  timeout 230 bash capi/device_check.sh tests $OUT/capi > /dev/null 2>&1
-  echo "capi check rc=$?"; grep -E "configure|build|ctest exit|exit [1-9]|failed" $OUT/capi/device-check.txt | head -20
-  (cd $OUT && tar czf capi.tgz capi && rm -r capi)
-fi
+[ -n "$CAPI" ] && capi_check 230
 BUDGET_S=$(( ${BUDGET_S:-560} - ($(date +%s) - begun) )) bash bench/device_resume_sweeps.sh

@@ -21,6 +21,14 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-tiny-groups-seed79-default-fp16-gputime:train-tiny-groups-seed79-synthetic-fp16
   public-deepbench-default-bf16-gputime:public-deepbench-bf16"
 
+# capi_check SECONDS: the C library's GPU check of the `tests` set (capi/device_check.sh: AOT build, ctest,
+# gconv-helper --validate), its summary lines printed and its logs in $OUT/capi.tgz.
+capi_check() {
+  timeout $1 bash capi/device_check.sh tests $OUT/capi > /dev/null 2>&1
+  echo "capi check rc=$?"; grep -E "configure|build|ctest exit|exit [1-9]|failed" $OUT/capi/device-check.txt | head -20
+  (cd $OUT && tar czf capi.tgz capi && rm -r capi)
+}
+
 # resume_sweeps DEST RESULT:PROBLEMS...: resume each `default` sweep (only its missing rows are measured), compiled and
 # measured 2 batches at a time, the next 2 compiled while these are measured (--overlap-compile: timings as clean,
 # bench/results/stale-rows/; $SWEEP_FLAGS adds options), while
