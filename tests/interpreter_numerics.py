@@ -2,6 +2,7 @@
 numerics tests of the kernel families share it)."""
 from pathlib import Path
 
+from gconv.generator.render import Provenance, render
 from gconv.paths import REPO_ROOT
 from gconv.runtime.kernels import load_kernel_module
 from gconv.runtime.launch import run
@@ -30,3 +31,11 @@ def assert_source_matches_reference(source: Path, config: KernelConfig, problem:
     run(load_kernel_module(source), config, problem, a, b, out, num_programs=num_programs)
     error = relative_error(out, reference(problem, a, b))
     assert error <= INTERPRETER_ERROR_BOUND[problem.dtype], f"{config.name}: relative error {error:.3g}"
+
+
+def assert_rendered_matches_reference(config: KernelConfig, problem: Problem, folder: Path, *, seed: int) -> None:
+    """config rendered from the templates into folder (an instance no rule set holds) computes problem within the
+    interpreter's error bound."""
+    path = folder / f"{config.name}.py"
+    path.write_text(render(config, Provenance(("rules/x.yaml",), "test", (), "test")))
+    assert_source_matches_reference(path, config, problem, seed=seed)

@@ -7,7 +7,7 @@ from gconv.runtime.grid import tile_grid
 from gconv.runtime.support import unsupported_reason
 from gconv.schemas import KernelConfig, Problem
 
-from interpreter_numerics import assert_source_matches_reference
+from interpreter_numerics import assert_rendered_matches_reference, assert_source_matches_reference
 
 CASES = [
     # (kernel, problem fields): 5x5 and 7x7, multiplier 4, strides 2 and 3, dilation, groups no block divides.
@@ -81,10 +81,8 @@ CASES = [
 @pytest.mark.parametrize("name, fields", CASES, ids=[name for name, _ in CASES])
 def test_depthwise_instance_matches_float64_reference(name, fields, tmp_path):
     config = KernelConfig.from_name(name)
-    path = tmp_path / f"{name}.py"
-    path.write_text(render(config, Provenance(("rules/x.yaml",), "test", (), "test")))
     problem = Problem(direction=config.direction, dtype=config.dtype, **{"C": 1, **fields})
-    assert_source_matches_reference(path, config, problem, seed=7)
+    assert_rendered_matches_reference(config, problem, tmp_path, seed=7)
 
 
 ROLLED_CASES = [case for case in CASES if not case[0].startswith("bwd_weight") and "_sr" not in case[0]]

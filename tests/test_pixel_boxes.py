@@ -6,11 +6,10 @@ NaN-poisoned outputs (padding, ragged boxes, a stride-2 tap's own phase of the s
 short group blocks, splits), support, names and the axis rule."""
 import pytest
 
-from gconv.generator.render import Provenance, render
 from gconv.runtime.support import unsupported_reason
 from gconv.schemas import KernelConfig, Problem
 
-from interpreter_numerics import assert_matches_reference, assert_source_matches_reference
+from interpreter_numerics import assert_matches_reference, assert_rendered_matches_reference
 
 SHAPES = {
     # two groups of 64 -> 72 filters (a 64-row tile reads the next group's filters, never stored), 3x3 padded, a
@@ -152,10 +151,8 @@ def test_one_group_fwd_pixel_boxes_walk_a_group_of_several_channel_steps(tmp_pat
     """No rule set has them yet: rendered here, 40 channels of a group in two 32-channel steps a tap (the second
     reading the next group's channels, and past G*C the descriptor's zero fill, against zero weights)."""
     config = KernelConfig.from_name("fwd_fp16_igemm_m64n32k32_w4_s3_tma_g8_v1_mg1_px8x8")
-    path = tmp_path / f"{config.name}.py"
-    path.write_text(render(config, Provenance(("rules/x.yaml",), "test", (), "test")))
     shape = dict(direction="fwd", dtype="fp16", N=1, G=2, C=40, K=24, Hi=9, Wi=11, Y=3, X=3, pad_h=1, pad_w=1)
-    assert_source_matches_reference(path, config, Problem(**shape), seed=13)
+    assert_rendered_matches_reference(config, Problem(**shape), tmp_path, seed=13)
     assert unsupported_reason(config, Problem(**{**shape, "C": 12})) == \
         "pixel boxes need C*2 bytes % 16 == 0 (input pixels), got 24"
 
@@ -175,10 +172,8 @@ def test_one_group_fwd_pixel_boxes_walk_a_group_of_several_channel_steps(tmp_pat
 def test_bwd_data_pixel_boxes_equal_the_reference(name, shape, tmp_path):
     """No rule set has them yet (bench/ab_variant.py renders them as twins): a tile's rows are a box of input pixels,
     each tap's dY a box of one descriptor."""
-    config = KernelConfig.from_name(name)
-    path = tmp_path / f"{name}.py"
-    path.write_text(render(config, Provenance(("rules/x.yaml",), "test", (), "test")))
-    assert_source_matches_reference(path, config, Problem(direction="bwd_data", dtype="fp16", N=2, **shape), seed=17)
+    problem = Problem(direction="bwd_data", dtype="fp16", N=2, **shape)
+    assert_rendered_matches_reference(KernelConfig.from_name(name), problem, tmp_path, seed=17)
 
 
 def test_bwd_data_pixel_boxes_name_filters_where_fwd_names_channels():
