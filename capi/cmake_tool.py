@@ -110,7 +110,7 @@ def forest_lines(forest, name: str, out: list[str]) -> str:
     """Append a Forest's arrays (static, named after name) to out; return its gconv_forest initialiser ({0 trees}
     for None: a model without a ranker)."""
     if forest is None:
-        return "{0, 1, 0, 0, 0}"
+        return "{0, 1, 0, 0, 0, 0}"
     nodes, leaves, roots = forest
     out.append(f"static const gconv_tree_node {name}_nodes[{max(1, len(nodes))}] = {{")
     out += [f"    {{{f}, {flags}, {c_float(t)}, {l}, {r}}}," for f, flags, t, l, r in nodes] or ["    {0},"]
@@ -118,7 +118,7 @@ def forest_lines(forest, name: str, out: list[str]) -> str:
     out += [f"    {c_float(v)}," for v in leaves]
     out += ["};", f"static const int32_t {name}_roots[{len(roots)}] = {{",
             *[f"    {', '.join(str(r) for r in roots[i:i + 16])}," for i in range(0, len(roots), 16)], "};", ""]
-    return f"{{{len(roots)}, {forest.plain}, {name}_roots, {name}_nodes, {name}_leaves}}"
+    return f"{{{len(roots)}, {forest.plain}, {name}_roots, {name}_nodes, {name}_leaves, {len(nodes)}}}"
 
 
 def models_source(models: Path, arch: str) -> str:

@@ -69,7 +69,7 @@ class CTreeNode(ctypes.Structure):
 
 class CForest(ctypes.Structure):
     _fields_ = [("trees", ctypes.c_int32), ("plain", ctypes.c_int32), ("roots", ctypes.POINTER(ctypes.c_int32)),
-                ("nodes", ctypes.POINTER(CTreeNode)), ("leaves", ctypes.POINTER(ctypes.c_double))]
+                ("nodes", ctypes.POINTER(CTreeNode)), ("leaves", ctypes.POINTER(ctypes.c_double)), ("node_count", ctypes.c_int32)]
 
 
 class CModel(ctypes.Structure):
@@ -83,11 +83,11 @@ class CModel(ctypes.Structure):
 def _forest_struct(forest) -> tuple:
     """A gconv.c_source.Forest (or None: no trees) as gconv_forest, with the arrays it points into (kept alive)."""
     if forest is None:
-        return (CForest(0, 1, None, None, None),)
+        return (CForest(0, 1, None, None, None, 0),)
     nodes = (CTreeNode * max(1, len(forest.nodes)))(*[CTreeNode(*n) for n in forest.nodes])
     leaves = (ctypes.c_double * len(forest.leaves))(*forest.leaves)
     roots = (ctypes.c_int32 * len(forest.roots))(*forest.roots)
-    return CForest(len(forest.roots), forest.plain, roots, nodes, leaves), nodes, leaves, roots
+    return CForest(len(forest.roots), forest.plain, roots, nodes, leaves, len(forest.nodes)), nodes, leaves, roots
 
 
 class CPick(ctypes.Structure):

@@ -73,6 +73,7 @@ typedef struct gconv_forest {
     const int32_t *roots;
     const gconv_tree_node *nodes;
     const double *leaves;
+    int32_t node_count;      /* of nodes (the splits of every tree) */
 } gconv_forest;
 
 typedef struct gconv_model {

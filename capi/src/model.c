@@ -347,13 +347,26 @@ double gconv_model_vendor_key(const gconv_model *m, const gconv_prob *p) {
     return row_key(m, p, features) * exp(m->vendor_margin) * vendor_odds_factor(m, features);
 }
 
-/* The least leaf a subtree can give any candidate of the problem whose row is row: a split on a problem feature (the
- * same in every candidate's row) goes the problem's way, any other split both ways. */
-static double least_reachable(const gconv_forest *m, int32_t node, const double *row) {
-    if (node < 0) return m->leaves[~node];
+/* The subtree at node for the problem whose row is row, copied into out (from *used on): a split on a problem feature
+ * (the same in every candidate's row) is taken the problem's way and left out, any other copied with its subtrees.
+ * Returns the copy's index, or ~leaf where the problem's way ends in a leaf; *least gets the least leaf reached. A
+ * candidate's walk of the copy reaches the leaf its walk of the tree does, past a third fewer splits (the models'
+ * share of problem splits): the search below walks these copies. */
+static int32_t problem_subtree(const gconv_forest *m, int32_t node, const double *row, gconv_tree_node *out,
+                               int32_t *used, double *least) {
+    while (node >= 0 && m->nodes[node].feature < GCONV_PROBLEM_FEATURE_COUNT) node = next_node(m, &m->nodes[node], row);
+    if (node < 0) {
+        *least = dmin(*least, m->leaves[~node]);
+        return node;
+    }
     const gconv_tree_node *split = &m->nodes[node];
-    if (split->feature < GCONV_PROBLEM_FEATURE_COUNT) return least_reachable(m, next_node(m, split, row), row);
-    return dmin(least_reachable(m, split->left, row), least_reachable(m, split->right, row));
+    int32_t copy = (*used)++;
+    out[copy] = *split;
+    int32_t left = problem_subtree(m, split->left, row, out, used, least);
+    int32_t right = problem_subtree(m, split->right, row, out, used, least);
+    out[copy].left = left;
+    out[copy].right = right;
+    return copy;
 }
 
 typedef struct partial_score {
@@ -386,9 +399,13 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
     int32_t trees = m->trees, ordering = trees < ORDERING_TREES ? trees : ORDERING_TREES;
     double *rest = malloc(sizeof *rest * ((size_t)trees + 1) + sizeof(double) * n);
     partial_score *order = malloc(sizeof *order * n);
-    if (rest == NULL || order == NULL) {
+    int32_t *roots = malloc(sizeof *roots * ((size_t)trees + 1));
+    gconv_tree_node *nodes = malloc(sizeof *nodes * ((size_t)m->node_count + 1)); /* + 1: never 0 bytes */
+    if (rest == NULL || order == NULL || roots == NULL || nodes == NULL) {
         free(rest);
         free(order);
+        free(roots);
+        free(nodes);
         return n;
     }
     double *scales = rest + trees + 1, vendor_factor = exp(model->vendor_margin), vendor_odds = 1.0;
@@ -398,11 +415,20 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
         if (row[GCONV_FEATURE_VENDOR] == 1.0) vendor_odds = vendor_odds_factor(model, row); /* one vendor row */
         model_row(m, row, row);
     }
+    /* The trees with the problem's splits taken (problem_subtree), walked instead of m's: the same leaves. */
+    int32_t used = 0;
+    for (int32_t t = 0; t < trees; t++) {
+        rest[t] = INFINITY;
+        roots[t] = problem_subtree(m, m->roots[t], rows, nodes, &used, &rest[t]);
+    }
+    gconv_forest walked = *m;
+    walked.roots = roots;
+    walked.nodes = nodes;
     rest[trees] = 0.0; /* rest[t]: the least the trees t.. can add */
-    for (int32_t t = trees - 1; t >= 0; t--) rest[t] = rest[t + 1] + least_reachable(m, m->roots[t], rows);
+    for (int32_t t = trees - 1; t >= 0; t--) rest[t] += rest[t + 1];
     for (size_t i = 0; i < n; i++) {
         double sum = 0.0;
-        for (int32_t t = 0; t < ordering; t++) sum += tree_value(m, t, rows + i * GCONV_FEATURE_COUNT);
+        for (int32_t t = 0; t < ordering; t++) sum += tree_value(&walked, t, rows + i * GCONV_FEATURE_COUNT);
         order[i] = (partial_score){sum, i};
     }
     *walks += (int64_t)n * ordering;
@@ -417,7 +443,7 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
         double sum = order[k].sum;
         if (isnan(limit)) limit = INFINITY;
         int32_t t = ordering;
-        for (; t < trees && sum + rest[t] <= limit; t++) sum += tree_value(m, t, row);
+        for (; t < trees && sum + rest[t] <= limit; t++) sum += tree_value(&walked, t, row);
         *walks += t - ordering;
         if (t < trees) continue; /* cannot beat the best */
         double candidate_key = exp(sum) * scales[i] * factor * odds;
@@ -428,6 +454,8 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
     }
     free(rest);
     free(order);
+    free(roots);
+    free(nodes);
     return best;
 }
 
