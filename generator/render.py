@@ -101,7 +101,17 @@ K_WALKS = ("divide", "incremental")
 # direct bwd_weight, the channel (filter) loop of direct fwd (bwd_data), the rolled tap-column loop of depthwise fwd
 # and bwd_data; unrolled taps have no loop.
 LOOP_STAGES = ("1", "2", "3", "4")
-CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES}
+# How a depthwise fwd / bwd_data kernel for tiny groups (CPG channels or M filters a group) reduces over the group's
+# channels at each tap: "broadcast" multiplies a [pixels, groups, M, CPG] product out of the loaded tile and sums an
+# axis (Triton converts the weights' or the product's layout through shared memory, with a barrier, every tap);
+# "split" takes the tile apart into one [pixels, groups] tensor a channel (tl.split: free where a thread holds a
+# group's channels) and accumulates one [pixels, groups] tensor an output channel with plain multiply-adds, joined
+# (tl.join) for the one contiguous store.
+CHANNEL_REDUCES = ("broadcast", "split")
+CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES,
+           "channel_reduce": CHANNEL_REDUCES}
+# The channels (and filters) a group the split reduction takes apart and joins: tl.split and tl.join halve and double.
+SPLIT_COUNTS = (1, 2, 4)
 TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
 PLAIN_LOOP_TEMPLATES = ("depthwise_bwd_weight.py.j2", "direct_bwd_weight.py.j2", "direct_fwd.py.j2",
                         "direct_bwd_data.py.j2")
@@ -146,6 +156,40 @@ def has_flat_k_walk(config: KernelConfig) -> bool:
     return template == "igemm_bwd_weight.py.j2"
 
 
+def has_channel_reduce(config: KernelConfig) -> bool:
+    """Whether config's template reduces over a group's channels at each tap (CHANNEL_REDUCES): the depthwise fwd
+    kernels for tiny groups, and the depthwise bwd_data kernels for tiny groups or a channel multiplier."""
+    template = template_name(config)
+    if template == "depthwise_fwd.py.j2":
+        return config.group_channels > 1
+    return template == "depthwise_bwd_data.py.j2" and (config.group_channels > 1 or config.multiplier > 1)
+
+
+def channel_reduce(config: KernelConfig) -> str:
+    """The split reduction in the depthwise bwd_data kernels of tiny groups with several filters a group, the
+    broadcast one elsewhere. As twins of `default` on 75 bf16 training problems (H100, bench/results/channel-reduce/),
+    the best kernel ran 1.72x faster in geomean on the C/G 2-4 bwd_data problems with this rule (up to 4.1x; their
+    broadcast [pixels, groups, M, CPG] product went through shared memory every tap), split everywhere 1.67x (the
+    kernels of one filter a group lost: 0.54-1.2x, as did C/G = 1: 0.98x); forward kernels split ran 0.91x (their
+    broadcast converts only the weights), 1.02x split where M = 1."""
+    if template_name(config) == "depthwise_bwd_data.py.j2" and config.group_channels > 1 and config.multiplier > 1:
+        return "split"
+    return "broadcast"
+
+
+def split_weight_terms(config: KernelConfig) -> list[dict]:
+    """The split reduction's weights: one [groups] vector a (filter m, channel c) pair of a group, w[g * M + m, c] at
+    m * swk + c * swc past the group's first filter (its offset text: empty for the first)."""
+    if config.multiplier not in SPLIT_COUNTS or config.group_channels not in SPLIT_COUNTS:
+        raise ValueError(f"{config.name}: the split channel reduction takes 1, 2 or 4 channels and filters a group")
+    terms = []
+    for m in range(config.multiplier):
+        for c in range(config.group_channels):
+            offset = "".join(f" + {t}" for t in (f"{m} * swk" if m else "", f"{c} * swc" if c else "") if t)
+            terms.append({"m": m, "c": c, "offset": offset.replace(" + 1 * ", " + ")})
+    return terms
+
+
 def k_walk(config: KernelConfig) -> str:
     """The incremental walk, except in the forward and backward-data tiles of one unmerged group that read one element
     at a time, which keep dividing. On 44 bf16 problems per direction (H100, bench/results/k-walk/) the best instance
@@ -187,7 +231,8 @@ def pipelined_tap_loop(header: str, stages: int) -> str:
 def template_choices(config: KernelConfig) -> dict[str, str]:
     """The template's decisions that are not kernel axes (they do not change an instance's name), made from the
     config. bench/ab_variant.py renders twins with another choice to measure one before it becomes the rule here."""
-    return {"tap_loop": tap_loop(config), "k_walk": k_walk(config), "loop_stages": loop_stages(config)}
+    return {"tap_loop": tap_loop(config), "k_walk": k_walk(config), "loop_stages": loop_stages(config),
+            "channel_reduce": channel_reduce(config)}
 
 
 def checked_choices(config: KernelConfig, overrides: dict[str, str] | None) -> dict[str, str]:
@@ -212,6 +257,9 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         decided["k_walk"] = "divide"
     if not has_pipelinable_loop(config, decided["tap_loop"]):
         decided["loop_stages"] = "1"
+    if not has_channel_reduce(config):
+        decided["channel_reduce"] = "broadcast"
+    split_reduce = decided["channel_reduce"] == "split"
     stages = int(decided["loop_stages"])
     tap_rows, tap_columns = TAP_LOOPS[decided["tap_loop"]]
     tap_columns = pipelined_tap_loop(tap_columns, stages)
@@ -272,6 +320,10 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "filter_loop": plain_loop("K", stages),
         "tap_rows": tap_rows,
         "tap_columns": tap_columns,
+        "channel_reduce": decided["channel_reduce"],
+        "split_weights": split_weight_terms(config) if split_reduce else [],
+        "filters_of_group": list(range(config.multiplier)),
+        "channels_of_group": list(range(config.group_channels)),
         "accumulator_shape": "(BLOCK_H * BLOCK_W, BLOCK_G, M, CPG)" if config.group_channels > 1 else
                              "(BLOCK_H * BLOCK_W, BLOCK_G)" if config.multiplier == 1 else
                              "(BLOCK_H * BLOCK_W, BLOCK_G, M)",

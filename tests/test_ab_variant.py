@@ -29,7 +29,8 @@ def test_an_unknown_choice_is_refused_with_the_known_ones():
     with pytest.raises(SystemExit) as error:
         parse_choice("tap_loop=sideways")
     assert str(error.value) == ("--choice wants choice=value with a template choice (tap_loop: unrolled, "
-                                "rolled-columns, rolled; k_walk: divide, incremental; loop_stages: 1, 2, 3, 4), got "
+                                "rolled-columns, rolled; k_walk: divide, incremental; loop_stages: 1, 2, 3, 4; channel_reduce: "
+                                "broadcast, split), got "
                                 "'tap_loop=sideways'")
 
 

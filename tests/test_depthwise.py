@@ -2,10 +2,10 @@
 Triton interpreter against float64, and the support checks' exact reasons."""
 import pytest
 
-from gconv.generator.render import Provenance, checked_choices, render, tap_loop
+from gconv.generator.render import Provenance, checked_choices, has_channel_reduce, render, tap_loop
 from gconv.runtime.grid import tile_grid
 from gconv.runtime.support import unsupported_reason
-from gconv.schemas import KernelConfig, Problem
+from gconv.schemas import Direction, KernelConfig, Problem
 
 from interpreter_numerics import assert_rendered_matches_reference, assert_source_matches_reference
 
@@ -100,6 +100,35 @@ def test_rolled_tap_loops_match_float64_reference(name, fields, tap_loop, tmp_pa
     assert_source_matches_reference(path, config, problem, seed=7)
 
 
+SPLIT_CASES = [case for case in CASES if has_channel_reduce(KernelConfig.from_name(case[0]))] + [
+    # C/G = 4 and 4 filters a group: 16 weight vectors a tap, both tl.split and tl.join twice.
+    ("fwd_fp16_depthwise_t4x8c16_f3_m4_cpg4_w2_v8", dict(N=2, G=24, C=4, K=4, Hi=9, Wi=12, Y=3, X=3, stride_h=1,
+                                                          stride_w=2, pad_h=1, pad_w=0, dil_h=2, dil_w=1)),
+    ("bwd_data_fp32_depthwise_t4x8c16_f3_m4_cpg4_w2_v1", dict(N=2, G=5, C=4, K=4, Hi=10, Wi=9, Y=3, X=3, stride_h=2,
+                                                               stride_w=1, pad_h=1, pad_w=1, dil_h=1, dil_w=2)),
+]
+
+
+@pytest.mark.parametrize("name, fields", SPLIT_CASES, ids=[name for name, _ in SPLIT_CASES])
+def test_split_channel_reduction_matches_float64_reference(name, fields, tmp_path):
+    config = KernelConfig.from_name(name)
+    source = render(config, Provenance(("rules/x.yaml",), "test", (), "test"), {"channel_reduce": "split"})
+    assert "tl.sum(" not in source and source.count("tl.split(") == {1: 0, 2: 1, 4: 3}[
+        config.group_channels if config.direction is Direction.fwd else config.multiplier]
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    problem = Problem(direction=config.direction, dtype=config.dtype, **{"C": 1, **fields})
+    assert_source_matches_reference(path, config, problem, seed=7)
+
+
+def test_split_channel_reduction_covers_the_tiny_group_and_multiplier_cases():
+    assert sorted(name for name, _ in SPLIT_CASES) == [
+        "bwd_data_fp16_depthwise_t4x8c16_f7_m1_cpg4_w4_v8", "bwd_data_fp16_depthwise_t4x8c16_f7_m4_w4_v8",
+        "bwd_data_fp32_depthwise_t2x4c16_f3_m4_cpg2_w2_v1", "bwd_data_fp32_depthwise_t2x4c16_f5_m2_w2_v1",
+        "bwd_data_fp32_depthwise_t4x8c16_f3_m4_cpg4_w2_v1", "fwd_fp16_depthwise_t4x8c16_f3_m4_cpg4_w2_v8",
+        "fwd_fp16_depthwise_t4x8c16_f5_m1_cpg4_w4_v8", "fwd_fp32_depthwise_t2x8c16_f3_m2_cpg2_w2_v1"]
+
+
 @pytest.mark.parametrize("name, expected", [
     ("bwd_data_bf16_depthwise_t4x8c32_f3_m1_w2_v8", "unrolled"),  # 16 values per thread per tap
     ("bwd_data_bf16_depthwise_t4x8c32_f3_m2_w2_v8", "unrolled"),  # 32 values, 3x3
@@ -119,7 +148,7 @@ def test_depthwise_kernels_roll_their_taps_where_unrolled_ones_would_not_fit_in_
 
 
 @pytest.mark.parametrize("choices, message", [
-    ({"tap_lop": "rolled"}, "unknown template choice 'tap_lop'; known: tap_loop, k_walk, loop_stages"),
+    ({"tap_lop": "rolled"}, "unknown template choice 'tap_lop'; known: tap_loop, k_walk, loop_stages, channel_reduce"),
     ({"tap_loop": "unroled"}, "template choice tap_loop takes one of unrolled, rolled-columns, rolled, not 'unroled'"),
 ])
 def test_template_choices_refuse_unknown_names_and_values(choices, message):

@@ -70,8 +70,13 @@ def kernel(
     mask_out = out_channel < G * M
     dy_image = dy_ptr + n * syn
 
-    w_channels = out_channel[:, None] * swk + tl.arange(0, CPG)[None, :] * swc  # w[g * M + m, c] as [BLOCK_G*M, CPG]
-    acc = tl.zeros((BLOCK_H * BLOCK_W, BLOCK_G, CPG), dtype=tl.float32)
+    g = tl.program_id(1) * BLOCK_G + tl.arange(0, BLOCK_G)  # the group
+    mask_g = g < G
+    w_group = w_ptr + g * M * swk  # w[g * M + m, c, fy, fx] is at m * swk + c * swc + fy * swy + fx * swx past it
+    acc_0 = tl.zeros((BLOCK_H * BLOCK_W, BLOCK_G), dtype=tl.float32)  # input channel g * CPG + 0
+    acc_1 = tl.zeros((BLOCK_H * BLOCK_W, BLOCK_G), dtype=tl.float32)  # input channel g * CPG + 1
+    acc_2 = tl.zeros((BLOCK_H * BLOCK_W, BLOCK_G), dtype=tl.float32)  # input channel g * CPG + 2
+    acc_3 = tl.zeros((BLOCK_H * BLOCK_W, BLOCK_G), dtype=tl.float32)  # input channel g * CPG + 3
     for fy in tl.range(FILTER, loop_unroll_factor=1):
         # ho * stride_h = hi + pad_h - fy * dil_h, shifted by a multiple of stride_h to stay non-negative
         shifted_h = rh + pad_h - fy * dil_h + stride_h * FILTER * dil_h
@@ -86,11 +91,44 @@ def kernel(
                     dy_offs = (ho * syh + wo * syw)[:, None] + out_channel[None, :]
                     dy_offs = tl.max_contiguous(tl.multiple_of(dy_offs, [1, VEC]), [1, VEC])
                     dyv = tl.load(dy_image + dy_offs, mask=hit[:, None] & mask_out[None, :], other=0.0)
-                    wv = tl.load(w_ptr + w_channels + fy * swy + fx * swx, mask=mask_out[:, None], other=0.0)
-                    products = dyv.to(tl.float32)[:, :, None] * wv.to(tl.float32)[None, :, :]
-                    acc += tl.sum(tl.reshape(products, (BLOCK_H * BLOCK_W, BLOCK_G, M, CPG)), axis=2)
+                    dy_even, dy_odd = tl.split(tl.reshape(dyv.to(tl.float32), (BLOCK_H * BLOCK_W, BLOCK_G, 2, 2)))
+                    dy_0, dy_2 = tl.split(dy_even)
+                    dy_1, dy_3 = tl.split(dy_odd)
+                    w_tap = w_group + fy * swy + fx * swx
+                    w_0_0 = tl.load(w_tap, mask=mask_g, other=0.0).to(tl.float32)
+                    w_0_1 = tl.load(w_tap + swc, mask=mask_g, other=0.0).to(tl.float32)
+                    w_0_2 = tl.load(w_tap + 2 * swc, mask=mask_g, other=0.0).to(tl.float32)
+                    w_0_3 = tl.load(w_tap + 3 * swc, mask=mask_g, other=0.0).to(tl.float32)
+                    w_1_0 = tl.load(w_tap + swk, mask=mask_g, other=0.0).to(tl.float32)
+                    w_1_1 = tl.load(w_tap + swk + swc, mask=mask_g, other=0.0).to(tl.float32)
+                    w_1_2 = tl.load(w_tap + swk + 2 * swc, mask=mask_g, other=0.0).to(tl.float32)
+                    w_1_3 = tl.load(w_tap + swk + 3 * swc, mask=mask_g, other=0.0).to(tl.float32)
+                    w_2_0 = tl.load(w_tap + 2 * swk, mask=mask_g, other=0.0).to(tl.float32)
+                    w_2_1 = tl.load(w_tap + 2 * swk + swc, mask=mask_g, other=0.0).to(tl.float32)
+                    w_2_2 = tl.load(w_tap + 2 * swk + 2 * swc, mask=mask_g, other=0.0).to(tl.float32)
+                    w_2_3 = tl.load(w_tap + 2 * swk + 3 * swc, mask=mask_g, other=0.0).to(tl.float32)
+                    w_3_0 = tl.load(w_tap + 3 * swk, mask=mask_g, other=0.0).to(tl.float32)
+                    w_3_1 = tl.load(w_tap + 3 * swk + swc, mask=mask_g, other=0.0).to(tl.float32)
+                    w_3_2 = tl.load(w_tap + 3 * swk + 2 * swc, mask=mask_g, other=0.0).to(tl.float32)
+                    w_3_3 = tl.load(w_tap + 3 * swk + 3 * swc, mask=mask_g, other=0.0).to(tl.float32)
+                    acc_0 += dy_0 * w_0_0[None, :]
+                    acc_1 += dy_0 * w_0_1[None, :]
+                    acc_2 += dy_0 * w_0_2[None, :]
+                    acc_3 += dy_0 * w_0_3[None, :]
+                    acc_0 += dy_1 * w_1_0[None, :]
+                    acc_1 += dy_1 * w_1_1[None, :]
+                    acc_2 += dy_1 * w_1_2[None, :]
+                    acc_3 += dy_1 * w_1_3[None, :]
+                    acc_0 += dy_2 * w_2_0[None, :]
+                    acc_1 += dy_2 * w_2_1[None, :]
+                    acc_2 += dy_2 * w_2_2[None, :]
+                    acc_3 += dy_2 * w_2_3[None, :]
+                    acc_0 += dy_3 * w_3_0[None, :]
+                    acc_1 += dy_3 * w_3_1[None, :]
+                    acc_2 += dy_3 * w_3_2[None, :]
+                    acc_3 += dy_3 * w_3_3[None, :]
 
     dx_offs = (n * sxn + hi * sxh + wi * sxw)[:, None] + in_channel[None, :]
     dx_offs = tl.max_contiguous(tl.multiple_of(dx_offs, [1, VEC]), [1, VEC])
-    dx = tl.reshape(acc, (BLOCK_H * BLOCK_W, BLOCK_G * CPG))
+    dx = tl.reshape(tl.join(tl.join(acc_0, acc_2), tl.join(acc_1, acc_3)), (BLOCK_H * BLOCK_W, BLOCK_G * CPG))
     tl.store(dx_ptr + dx_offs, dx.to(dx_ptr.dtype.element_ty), mask=mask_p[:, None] & mask_in[None, :])
