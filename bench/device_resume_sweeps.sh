@@ -8,5 +8,4 @@
 . bench/device_setup.sh
 start=$(date +%s)
 left() { echo $(( ${BUDGET_S:-560} - ($(date +%s) - start) )); }
-resume_sweeps resumed ${@:-$ALL_SWEEPS}
-(cd $OUT && tar czf resumed.tgz resumed && rm -r resumed)
+STAGE_DIR=/tmp/gconv-stage resume_sweeps resumed ${@:-$ALL_SWEEPS}  # $OUT/resumed.tgz, refreshed after every file

@@ -33,17 +33,21 @@ capi_check() {
 # measured 2 batches at a time, the next 2 compiled while these are measured (--overlap-compile: timings as clean,
 # bench/results/stale-rows/; $SWEEP_FLAGS adds options), while
 # more than 30 of $(left) seconds remain (the calling script defines left()); each CSV and log goes to $OUT/DEST/
-# under the CSV's path in bench/results/.
+# under the CSV's path in bench/results/. With $STAGE_DIR they go to $STAGE_DIR/DEST/ instead, archived into
+# $OUT/DEST.tgz after every file: a call cut short still returns the files it finished (the device tool returns at
+# most 8 files, and nothing a script had yet to archive when its time ran out).
 resume_sweeps() {
   dest=$1; shift
+  root=${STAGE_DIR:-$OUT}
   for pair in "$@"; do
     out=${pair%%:*}; problems=${pair##*:}
     [ $(left) -gt 30 ] || { echo "$out: not resumed, time is up"; continue; }
-    mkdir -p $OUT/$dest/$(dirname $out)
+    mkdir -p $root/$dest/$(dirname $out)
     timeout $(left) gconv bench sweep --rule-set default --problems bench/problems/$problems.csv --compile-window 2 \
-      --out bench/results/$out.csv --gpus auto --overlap-compile $SWEEP_FLAGS >> $OUT/$dest/$out.log 2>&1
+      --out bench/results/$out.csv --gpus auto --overlap-compile $SWEEP_FLAGS >> $root/$dest/$out.log 2>&1
     echo "$out rc=$?"
-    cp bench/results/$out.csv $OUT/$dest/$out.csv
+    cp bench/results/$out.csv $root/$dest/$out.csv
+    [ -n "$STAGE_DIR" ] && (cd $STAGE_DIR && tar czf $OUT/$dest.tgz.part $dest && mv $OUT/$dest.tgz.part $OUT/$dest.tgz)
   done
 }
 

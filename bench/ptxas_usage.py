@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -68,6 +69,27 @@ def resource_usage(cubin: bytes) -> tuple[int, int]:
     if found is None:
         raise RuntimeError(f"no resource usage in cuobjdump's output: {text[-200:]!r}")
     return int(found.group(1)), int(found.group(2))
+
+
+def global_memory_ops(cubin: bytes) -> Counter:
+    """The global-memory instructions of a cubin's SASS by opcode (LDG.E.128, LDGSTS.E.BYPASS.128, STG.E.U16, ...):
+    the width a kernel loads and stores its operands at."""
+    import triton
+
+    tool = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as handle:
+        handle.write(cubin)
+        handle.flush()
+        sass = subprocess.run([str(tool), "-sass", handle.name], capture_output=True, text=True, check=True).stdout
+    return Counter(re.findall(r"\b((?:LDG|LDGSTS|STG)\.E[.A-Z0-9]*)", sass))
+
+
+def memory_ops_one(source: str, problem: Problem, arch: str) -> Counter:
+    """global_memory_ops of one kernel compiled for problem's specialisation."""
+    from gconv.ci.compile_check import compile_specialised
+
+    ints, ones = jit_specialisation(problem)
+    return global_memory_ops(compile_specialised(Path(source), arch, ints, ones).asm["cubin"])
 
 
 def measure_one(source: str, name: str, problem: Problem, arch: str) -> Usage:

@@ -320,6 +320,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "filter_loop": plain_loop("K", stages),
         "tap_rows": tap_rows,
         "tap_columns": tap_columns,
+        "aligned_sizes": list(config.vector_aligned_sizes),
         "channel_reduce": decided["channel_reduce"],
         "split_weights": split_weight_terms(config) if split_reduce else [],
         "filters_of_group": list(range(config.multiplier)),

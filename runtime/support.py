@@ -34,9 +34,8 @@ def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
         if problem.direction is Direction.bwd_weight and problem.C * problem.Y * problem.X > MAX_GRID_Y:
             return f"direct bwd_weight launches C*Y*X programs on grid axis 1, at most {MAX_GRID_Y}"
         return None
-    aligned = {"fwd": ("C",), "bwd_data": ("C", "K"), "bwd_weight": ("C", "K")}[problem.direction.value]
-    for field in aligned:
-        if v > 1 and getattr(problem, field) % v:
+    for field in config.vector_aligned_sizes:
+        if getattr(problem, field) % v:
             return f"vector width {v} needs {field} % {v} == 0 ({field}={getattr(problem, field)})"
     if config.groups_to_merge > problem.G:
         return f"merges {config.groups_to_merge} groups but the problem has G={problem.G}"

@@ -171,6 +171,19 @@ class KernelConfig(BaseModel):
         return tile
 
     @property
+    def vector_aligned_sizes(self) -> tuple[str, ...]:
+        """The problem sizes a vector width > 1 needs to be multiples of it (runtime/support.py checks them; the
+        templates state them to the compiler, which otherwise knows a size divisible only by what Triton's JIT
+        specialises on, 16, and loads a channel run it must mask element by element): the groups of depthwise and
+        direct kernels (whose channels are the groups), the input channels of implicit GEMM forward, the input and
+        output channels of its backward directions. () for vector width 1."""
+        if self.vector_width == 1:
+            return ()
+        if self.algorithm in (Algorithm.depthwise, Algorithm.direct):
+            return ("G",)
+        return ("C",) if self.direction is Direction.fwd else ("C", "K")
+
+    @property
     def accumulates_fp32(self) -> bool:
         """bwd_weight kernels whose programs add partial sums into one zeroed fp32 workspace with atomics (split-K,
         StreamK); the runtime casts the workspace into the result."""

@@ -32,6 +32,10 @@ from gconv.schemas import KernelConfig, Problem
 # baseline (seed-2039 synthetic problems, never trained on), both GPU times (CUDA events, the cuDNN rows alike).
 SAMPLE = Path(__file__).parent / "data" / "train-sample-fwd-bf16.csv"
 HELD_OUT = REPO_ROOT / "bench" / "results" / "baseline-default-bf16-gputime.csv"
+# The fwd rows of HELD_OUT as measured before the templates stated their vector alignment (twenty-eighth session):
+# the kernels the training sample was measured on did not yet load misaligned channel runs 16 bytes at a time, so
+# rows measured since would judge the sample's model on kernels it never saw the like of.
+HELD_OUT_SAMPLE = Path(__file__).parent / "data" / "heldout-sample-fwd-bf16.csv"
 SMALL_CONFIG = TrainConfig(num_boost_round=60, cv_folds=2, min_data_in_leaf=5, num_leaves=15, target="log_time")
 
 
@@ -114,11 +118,11 @@ def test_the_vendor_row_is_its_problem_and_a_flag():
 
 @pytest.fixture(scope="module")
 def split():
-    """fwd problems to train on (the sample) and to validate on (the held-out baseline)."""
+    """fwd problems to train on (the sample) and to validate on (the held-out sample)."""
     def fwd(path):
         return sorted((m for m in read_measurements([path]).values() if m.problem.direction.value == "fwd"),
                       key=lambda m: m.problem.key)
-    return fwd(SAMPLE), fwd(HELD_OUT)
+    return fwd(SAMPLE), fwd(HELD_OUT_SAMPLE)
 
 
 @pytest.fixture(scope="module")

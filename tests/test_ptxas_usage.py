@@ -1,9 +1,11 @@
-"""bench/ptxas_usage.py: the JIT's specialisation of a problem, and a rolled depthwise bwd_data kernel compiled for
-sm_90 on the CPU without spilling."""
+"""bench/ptxas_usage.py: the JIT's specialisation of a problem, a rolled depthwise bwd_data kernel compiled for sm_90
+on the CPU without spilling, and vector kernels loading whole vectors where the JIT cannot see the sizes aligned."""
 import multiprocessing
+
+import pytest
 from concurrent.futures import ProcessPoolExecutor
 
-from gconv.bench.ptxas_usage import integer_arguments, jit_specialisation, measure_one
+from gconv.bench.ptxas_usage import integer_arguments, jit_specialisation, measure_one, memory_ops_one
 from gconv.paths import REPO_ROOT
 from gconv.runtime.registry import entries_by_name
 from gconv.schemas import Problem
@@ -33,3 +35,23 @@ def test_the_rolled_multiplier_4_kernel_does_not_spill():
         usage = pool.submit(measure_one, str(REPO_ROOT / entry.source), entry.name, PROBLEM, "sm_90").result()
     assert usage.stack_bytes == 0, usage  # unrolled, it spilled ~1-5 KB per thread (bench/results/tap-loop/)
     assert 0 < usage.registers <= 255
+
+
+@pytest.mark.parametrize("name, fields, expected", [
+    # C = K = 24: a multiple of the vector width 8 the JIT sees divisible by 8 only (it specialises on 16): every
+    # masked channel run was loaded and stored 2 bytes at a time, now in 16-byte asynchronous copies.
+    ("bwd_data_bf16_igemm_m128n32k32_w4_s3_ms_g1_v8_mg1", dict(G=16, C=24, K=24, Hi=128, Wi=128),
+     {"LDGSTS.E.BYPASS.128": 15, "STG.E.128": 4}),
+    # Tiny groups, G = 8: the [pixels, G * C/G] input tile in two 16-byte loads a tap (eight 4-byte ones before);
+    # the one 2-byte load is a weight.
+    ("fwd_bf16_depthwise_t4x8c16_f7_m2_cpg2_w2_v8", dict(G=8, C=2, K=2, Hi=128, Wi=128, Y=7, X=7, pad_h=3, pad_w=3),
+     {"LDG.E.128": 2, "LDG.E.U16": 1, "STG.E.128": 2}),
+])
+def test_vector_kernels_load_whole_vectors_where_the_jit_cannot_see_the_sizes_aligned(name, fields, expected):
+    entry = entries_by_name("default")[name]
+    problem = Problem(direction=entry.config.direction, dtype="bf16", N=32, **{"Y": 3, "X": 3, "pad_h": 1,
+                                                                                "pad_w": 1, **fields})
+    assert any(getattr(problem, size) % 16 for size in entry.config.vector_aligned_sizes)  # unseen by the JIT
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        ops = pool.submit(memory_ops_one, str(REPO_ROOT / entry.source), problem, "sm_90").result()
+    assert dict(ops) == expected

@@ -44,6 +44,7 @@ def kernel(
     swk, swc, swy, swx,
     syn, syk, syh, syw,
 ):
+    G = G // VEC * VEC  # the runtime checks G % VEC == 0
     tiles_w = tl.cdiv(tl.cdiv(Wi, stride_w), BLOCK_W)
     tiles_h = tl.cdiv(tl.cdiv(Hi, stride_h), BLOCK_H)
     rest = tl.program_id(0)  # ((n * stride_h + rh) * stride_w + rw) * tiles_h * tiles_w + tile

@@ -47,6 +47,7 @@ def kernel(
     swk, swc, swy, swx,
     syn, syk, syh, syw,
 ):
+    G = G // VEC * VEC  # the runtime checks G % VEC == 0
     tiles_w = tl.cdiv(Wi, BLOCK_W)
     tiles_h = tl.cdiv(Hi, BLOCK_H)
     tile = tl.program_id(0)  # (n * tiles_h + th) * tiles_w + tw: the residue-class grid with stride 1

@@ -45,6 +45,7 @@ def kernel(
     swk, swc, swy, swx,
     syn, syk, syh, syw,
 ):
+    G = G // VEC * VEC  # the runtime checks G % VEC == 0
     tiles_w = tl.cdiv(Wo, BLOCK_W)
     tiles_h = tl.cdiv(Ho, BLOCK_H)
     num_tiles = N * tiles_h * tiles_w

@@ -51,6 +51,7 @@ def _conv_tile(
     N, G, C, K, Hi, Wi, Ho, Wo, Y, X, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
     sxn, sxc, sxh, sxw, swk, swc, swy, swx, syn, syk, syh, syw,
 ):
+    C = C // VEC * VEC  # the runtime checks C % VEC == 0
     g0 = group_block
     group_channels = C
     group_filters = K
