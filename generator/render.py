@@ -182,12 +182,11 @@ def split_weight_terms(config: KernelConfig) -> list[dict]:
     m * swk + c * swc past the group's first filter (its offset text: empty for the first)."""
     if config.multiplier not in SPLIT_COUNTS or config.group_channels not in SPLIT_COUNTS:
         raise ValueError(f"{config.name}: the split channel reduction takes 1, 2 or 4 channels and filters a group")
-    terms = []
-    for m in range(config.multiplier):
-        for c in range(config.group_channels):
-            offset = "".join(f" + {t}" for t in (f"{m} * swk" if m else "", f"{c} * swc" if c else "") if t)
-            terms.append({"m": m, "c": c, "offset": offset.replace(" + 1 * ", " + ")})
-    return terms
+    def steps(count: int, stride: str) -> str:
+        return "" if count == 0 else f" + {stride}" if count == 1 else f" + {count} * {stride}"
+
+    return [{"m": m, "c": c, "offset": steps(m, "swk") + steps(c, "swc")}
+            for m in range(config.multiplier) for c in range(config.group_channels)]
 
 
 def k_walk(config: KernelConfig) -> str:
