@@ -11,6 +11,9 @@ the pixels hi = rh + stride_h * qh, wi = rw + stride_w * qw, x BLOCK_G groups. A
 those pixels, so the taps that contribute nothing are skipped by a scalar branch, never multiplied. Each group's
 M output-channel gradients are contiguous: one [pixels, BLOCK_G*M] load per tap, summed over M into the CPG input
 channels of each group; the result is one contiguous [pixels, BLOCK_G*CPG] store.
+The sum is split: the loaded tile is taken apart into one [pixels, BLOCK_G] tensor a filter (tl.split), each input
+channel's accumulator adds their products with plain multiply-adds, and the accumulators are joined (tl.join) for the
+store; no layout conversion in the tap loop.
 """
 import triton
 import triton.language as tl
