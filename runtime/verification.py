@@ -95,6 +95,26 @@ DEVICE_SHAPES: dict[str, dict] = {
     "merge-boxes-c2-k2-7x7": dict(N=2, G=48, C=2, K=2, Hi=17, Wi=19, Y=7, X=7, pad_h=3, pad_w=3),
     # fwd merged pixel boxes (stride 1): 6 -> 3 channels a group under a dilated 5x5 filter, boxes past a 19 x 23 image
     "merge-boxes-fwd-c6-k3-d2": dict(N=2, G=16, C=6, K=3, Hi=19, Wi=23, Y=5, X=5, pad_h=4, pad_w=4, dil_h=2, dil_w=2),
+    # Groups 8 modulo 16 for every depthwise filter, multiplier, channel count and row stride the shapes above run only
+    # with G a multiple of 16: a vector kernel's stated alignment changes its code where Triton's JIT sees G divisible
+    # by 8 only (bench/results/aligned-sizes/)
+    "aligned8-3x3": dict(N=2, G=40, C=1, K=1, Hi=17, Wi=18, Y=3, X=3, pad_h=1, pad_w=1),
+    "aligned8-3x3-s2": dict(N=2, G=24, C=1, K=1, Hi=19, Wi=17, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
+    "aligned8-3x3-m2": dict(N=1, G=40, C=1, K=2, Hi=15, Wi=13, Y=3, X=3, pad_h=1, pad_w=1),
+    "aligned8-5x5": dict(N=2, G=40, C=1, K=1, Hi=16, Wi=15, Y=5, X=5, pad_h=2, pad_w=2),
+    "aligned8-5x5-s2": dict(N=1, G=24, C=1, K=1, Hi=21, Wi=19, Y=5, X=5, stride_h=2, stride_w=2, pad_h=2, pad_w=2),
+    "aligned8-7x7-s2": dict(N=1, G=24, C=1, K=1, Hi=23, Wi=20, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),
+    "aligned8-7x7-m2": dict(N=1, G=24, C=1, K=2, Hi=16, Wi=17, Y=7, X=7, pad_h=3, pad_w=3),
+    "aligned8-7x7-m2-s2": dict(N=1, G=8, C=1, K=2, Hi=25, Wi=19, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),
+    "aligned8-c2k2": dict(N=2, G=24, C=2, K=2, Hi=13, Wi=14, Y=3, X=3, pad_h=1, pad_w=1),
+    "aligned8-c2k4": dict(N=1, G=8, C=2, K=4, Hi=14, Wi=12, Y=3, X=3, pad_h=1, pad_w=1),
+    "aligned8-5x5-c2k1": dict(N=1, G=24, C=2, K=1, Hi=15, Wi=14, Y=5, X=5, pad_h=2, pad_w=2),
+    "aligned8-5x5-c2k2": dict(N=1, G=8, C=2, K=2, Hi=13, Wi=15, Y=5, X=5, pad_h=2, pad_w=2),
+    "aligned8-7x7-c4k1": dict(N=1, G=24, C=4, K=1, Hi=15, Wi=16, Y=7, X=7, pad_h=3, pad_w=3),
+    "aligned8-7x7-c2k2": dict(N=1, G=8, C=2, K=2, Hi=16, Wi=14, Y=7, X=7, pad_h=3, pad_w=3),
+    "aligned8-7x7-c4k4": dict(N=1, G=8, C=4, K=4, Hi=14, Wi=15, Y=7, X=7, pad_h=3, pad_w=3),
+    # The same for C (TMA bwd_data reads whole block_k steps of K: K = 64)
+    "aligned8-c24-k64": dict(N=2, G=3, C=24, K=64, Hi=12, Wi=13, Y=3, X=3, pad_h=1, pad_w=1),
 }
 
 

@@ -48,6 +48,24 @@ def test_every_depthwise_instance_has_a_device_shape(rule_set):
     assert uncovered == []
 
 
+@pytest.mark.parametrize("rule_set", ["default", "full-tests"])
+def test_every_vector_instance_has_a_device_shape_whose_alignment_the_jit_cannot_see(rule_set):
+    """A vector kernel states its sizes' alignment to the compiler (KernelConfig.vector_aligned_sizes), which changes
+    its code where a vectorised size is a multiple of its width but not of 16 (what Triton's JIT specialises on): each
+    must run such a device shape (bench/device_aligned_sizes.sh verifies them there)."""
+    def misaligned_somewhere(config):
+        for fields in DEVICE_SHAPES.values():
+            problem = Problem(direction=config.direction, dtype=config.dtype, **fields)
+            if unsupported_reason(config, problem) is None and any(
+                    getattr(problem, size) % 16 for size in config.vector_aligned_sizes):
+                return True
+        return False
+
+    uncovered = [e.config.name for e in entries_by_name(rule_set).values()
+                 if e.config.vector_width > 1 and not misaligned_somewhere(e.config)]
+    assert uncovered == []
+
+
 def test_an_instance_passes_on_every_shape_it_supports():
     entry = entries_by_name("tiny")["fwd_fp32_direct_p64c32_w4_v1"]
     rows = verify_instance(entry, SMALL, OperandCache("cpu"), INTERPRETER_ERROR_BOUND)
