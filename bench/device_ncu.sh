@@ -13,7 +13,8 @@ while read kernel problem; do
     --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats \
     --section WarpStateStats --section SchedulerStats --section InstructionStats --print-summary none \
     python3 -m bench.ncu_kernel --kernel $kernel --problem $problem --launches 3 > $OUT/ncu-$kernel.txt 2>&1
-  echo "$kernel rc=$?"; grep -E "Duration|Memory Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|ERR" \
+  echo "$kernel rc=$?"
+  grep -E "Duration|Memory Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|ERR" \
     $OUT/ncu-$kernel.txt | head -8
 done <<'LIST'
 fwd_bf16_depthwise_t4x8c16_f7_m2_cpg2_w2_v8 fwd_bf16_n128_g8_c2_k2_hi128_wi128_y7_x7_s1x1_p3x3_d1x1

@@ -10,7 +10,6 @@ do those).
 from __future__ import annotations
 
 import argparse
-import re
 
 import torch
 
@@ -22,19 +21,12 @@ from gconv.runtime.registry import entries_by_name
 from gconv.runtime.support import unsupported_reason
 from gconv.schemas import Problem
 
-KEY = re.compile(r"(?P<direction>fwd|bwd_data|bwd_weight)_(?P<dtype>fp16|bf16|fp32)_n(?P<N>\d+)_g(?P<G>\d+)_c(?P<C>\d+)"
-                 r"_k(?P<K>\d+)_hi(?P<Hi>\d+)_wi(?P<Wi>\d+)_y(?P<Y>\d+)_x(?P<X>\d+)_s(?P<stride_h>\d+)x(?P<stride_w>\d+)"
-                 r"_p(?P<pad_h>\d+)x(?P<pad_w>\d+)_d(?P<dil_h>\d+)x(?P<dil_w>\d+)$")
-
-
 def problem_of(key: str) -> Problem:
-    """The Problem a sweep row's problem key names; SystemExit for a key that is not one."""
-    found = KEY.match(key)
-    if found is None:
-        raise SystemExit(f"not a problem key: {key!r} (e.g. fwd_bf16_n32_g16_c24_k24_hi128_wi128_y3_x3_s1x1_p1x1_d1x1)")
-    fields = found.groupdict()
-    return Problem(direction=fields.pop("direction"), dtype=fields.pop("dtype"),
-                   **{k: int(v) for k, v in fields.items()})
+    """Problem.from_key, with SystemExit for a string that is not a key."""
+    try:
+        return Problem.from_key(key)
+    except ValueError as error:
+        raise SystemExit(str(error)) from None
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -69,7 +69,8 @@ class CTreeNode(ctypes.Structure):
 
 class CForest(ctypes.Structure):
     _fields_ = [("trees", ctypes.c_int32), ("plain", ctypes.c_int32), ("roots", ctypes.POINTER(ctypes.c_int32)),
-                ("nodes", ctypes.POINTER(CTreeNode)), ("leaves", ctypes.POINTER(ctypes.c_double)), ("node_count", ctypes.c_int32)]
+                ("nodes", ctypes.POINTER(CTreeNode)), ("leaves", ctypes.POINTER(ctypes.c_double)),
+                ("node_count", ctypes.c_int32)]
 
 
 class CModel(ctypes.Structure):

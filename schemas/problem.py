@@ -1,6 +1,7 @@
 """Problem: one grouped 2D convolution (direction, dtype, sizes); output size and GEMM view are derived."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -22,6 +23,12 @@ class GemmView:
 
 def _is_tensor(value) -> bool:
     return hasattr(value, "dtype") and hasattr(value, "shape")
+
+
+# Problem.key's form, read back by Problem.from_key.
+_KEY = re.compile(r"(?P<direction>fwd|bwd_data|bwd_weight)_(?P<dtype>fp16|bf16|fp32)"
+                  r"_n(?P<N>\d+)_g(?P<G>\d+)_c(?P<C>\d+)_k(?P<K>\d+)_hi(?P<Hi>\d+)_wi(?P<Wi>\d+)_y(?P<Y>\d+)_x(?P<X>\d+)"
+                  r"_s(?P<stride_h>\d+)x(?P<stride_w>\d+)_p(?P<pad_h>\d+)x(?P<pad_w>\d+)_d(?P<dil_h>\d+)x(?P<dil_w>\d+)")
 
 
 class Problem(BaseModel):
@@ -72,6 +79,17 @@ class Problem(BaseModel):
             f"_hi{self.Hi}_wi{self.Wi}_y{self.Y}_x{self.X}_s{self.stride_h}x{self.stride_w}"
             f"_p{self.pad_h}x{self.pad_w}_d{self.dil_h}x{self.dil_w}"
         )
+
+    @classmethod
+    def from_key(cls, key: str) -> "Problem":
+        """The problem whose `key` this is; ValueError naming the expected form for a string that is not one."""
+        found = _KEY.fullmatch(key)
+        if found is None:
+            raise ValueError(f"not a problem key: {key!r} "
+                             "(e.g. fwd_bf16_n32_g16_c24_k24_hi128_wi128_y3_x3_s1x1_p1x1_d1x1)")
+        fields = found.groupdict()
+        sizes = {name: int(value) for name, value in fields.items() if name not in ("direction", "dtype")}
+        return cls(direction=fields["direction"], dtype=fields["dtype"], **sizes)
 
     @property
     def fields(self) -> tuple:

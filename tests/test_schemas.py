@@ -158,3 +158,13 @@ def test_problem_fields_hold_every_field_in_order():
     problem = Problem(direction="bwd_data", dtype="fp16", N=2, G=3, C=4, K=5, Hi=6, Wi=7, Y=3, X=1, stride_h=2,
                       stride_w=1, pad_h=1, pad_w=0, dil_h=2, dil_w=1)
     assert problem.fields == tuple(getattr(problem, name) for name in Problem.model_fields)
+
+
+def test_problem_key_reads_back():
+    problem = Problem(direction="bwd_weight", dtype="fp16", N=3, G=5, C=7, K=9, Hi=11, Wi=13, Y=3, X=5, stride_h=2,
+                      stride_w=1, pad_h=1, pad_w=2, dil_h=2, dil_w=1)
+    assert Problem.from_key(problem.key) == problem
+    with pytest.raises(ValueError) as error:
+        Problem.from_key(problem.key + "_extra")
+    assert str(error.value) == (f"not a problem key: '{problem.key}_extra' "
+                                "(e.g. fwd_bf16_n32_g16_c24_k24_hi128_wi128_y3_x3_s1x1_p1x1_d1x1)")
