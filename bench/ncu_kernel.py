@@ -21,6 +21,7 @@ from gconv.runtime.registry import entries_by_name
 from gconv.runtime.support import unsupported_reason
 from gconv.schemas import Problem
 
+
 def problem_of(key: str) -> Problem:
     """Problem.from_key, with SystemExit for a string that is not a key."""
     try:

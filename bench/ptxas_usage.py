@@ -55,16 +55,20 @@ def jit_specialisation(problem: Problem) -> tuple[tuple[str, ...], tuple[str, ..
             tuple(k for k, v in values.items() if v == 1))
 
 
-def resource_usage(cubin: bytes) -> tuple[int, int]:
-    """(registers, stack bytes) per thread of a cubin's kernel, from Triton's bundled cuobjdump."""
+def cuobjdump(cubin: bytes, option: str) -> str:
+    """Triton's bundled cuobjdump run with option (--dump-resource-usage, -sass) on a cubin: its output."""
     import triton
 
     tool = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
     with tempfile.NamedTemporaryFile(suffix=".cubin") as handle:
         handle.write(cubin)
         handle.flush()
-        text = subprocess.run([str(tool), "--dump-resource-usage", handle.name], capture_output=True, text=True,
-                              check=True).stdout
+        return subprocess.run([str(tool), option, handle.name], capture_output=True, text=True, check=True).stdout
+
+
+def resource_usage(cubin: bytes) -> tuple[int, int]:
+    """(registers, stack bytes) per thread of a cubin's kernel."""
+    text = cuobjdump(cubin, "--dump-resource-usage")
     found = re.search(r"REG:(\d+) STACK:(\d+)", text)
     if found is None:
         raise RuntimeError(f"no resource usage in cuobjdump's output: {text[-200:]!r}")
@@ -74,30 +78,25 @@ def resource_usage(cubin: bytes) -> tuple[int, int]:
 def global_memory_ops(cubin: bytes) -> Counter:
     """The global-memory instructions of a cubin's SASS by opcode (LDG.E.128, LDGSTS.E.BYPASS.128, STG.E.U16, ...):
     the width a kernel loads and stores its operands at."""
-    import triton
+    return Counter(re.findall(r"\b((?:LDG|LDGSTS|STG)\.E[.A-Z0-9]*)", cuobjdump(cubin, "-sass")))
 
-    tool = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
-    with tempfile.NamedTemporaryFile(suffix=".cubin") as handle:
-        handle.write(cubin)
-        handle.flush()
-        sass = subprocess.run([str(tool), "-sass", handle.name], capture_output=True, text=True, check=True).stdout
-    return Counter(re.findall(r"\b((?:LDG|LDGSTS|STG)\.E[.A-Z0-9]*)", sass))
+
+def specialised_cubin(source: str, problem: Problem, arch: str) -> bytes:
+    """One kernel's cubin as Triton's JIT compiles it for problem (jit_specialisation)."""
+    from gconv.ci.compile_check import compile_specialised
+
+    ints, ones = jit_specialisation(problem)
+    return compile_specialised(Path(source), arch, ints, ones).asm["cubin"]
 
 
 def memory_ops_one(source: str, problem: Problem, arch: str) -> Counter:
     """global_memory_ops of one kernel compiled for problem's specialisation."""
-    from gconv.ci.compile_check import compile_specialised
-
-    ints, ones = jit_specialisation(problem)
-    return global_memory_ops(compile_specialised(Path(source), arch, ints, ones).asm["cubin"])
+    return global_memory_ops(specialised_cubin(source, problem, arch))
 
 
 def measure_one(source: str, name: str, problem: Problem, arch: str) -> Usage:
     """Compile one kernel for problem's specialisation; its Usage."""
-    from gconv.ci.compile_check import compile_specialised
-
-    ints, ones = jit_specialisation(problem)
-    registers, stack = resource_usage(compile_specialised(Path(source), arch, ints, ones).asm["cubin"])
+    registers, stack = resource_usage(specialised_cubin(source, problem, arch))
     return Usage(name, problem.key, registers, stack)
 
 
