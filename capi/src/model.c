@@ -397,18 +397,16 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
     const int ranked = model->ranker.trees > 0;
     const gconv_forest *m = ranked ? &model->ranker : &model->regressor;
     int32_t trees = m->trees, ordering = trees < ORDERING_TREES ? trees : ORDERING_TREES;
-    double *rest = malloc(sizeof *rest * ((size_t)trees + 1) + sizeof(double) * n);
-    partial_score *order = malloc(sizeof *order * n);
-    int32_t *roots = malloc(sizeof *roots * ((size_t)trees + 1));
-    gconv_tree_node *nodes = malloc(sizeof *nodes * ((size_t)m->node_count + 1)); /* + 1: never 0 bytes */
-    if (rest == NULL || order == NULL || roots == NULL || nodes == NULL) {
-        free(rest);
-        free(order);
-        free(roots);
-        free(nodes);
-        return n;
-    }
-    double *scales = rest + trees + 1, vendor_factor = exp(model->vendor_margin), vendor_odds = 1.0;
+    /* One scratch block (8-byte aligned parts first): the walked trees' splits, the candidates' order, rest[] and
+     * each candidate's scale, the walked trees' roots. */
+    size_t slots = (size_t)m->node_count + 1; /* + 1: never 0 bytes */
+    gconv_tree_node *nodes = malloc(sizeof *nodes * slots + sizeof(partial_score) * n +
+                                    sizeof(double) * ((size_t)trees + 1 + n) + sizeof(int32_t) * (size_t)trees);
+    if (nodes == NULL) return n;
+    partial_score *order = (partial_score *)(nodes + slots);
+    double *rest = (double *)(order + n), *scales = rest + trees + 1;
+    int32_t *roots = (int32_t *)(scales + n);
+    double vendor_factor = exp(model->vendor_margin), vendor_odds = 1.0;
     for (size_t i = 0; i < n; i++) {
         double *row = rows + i * GCONV_FEATURE_COUNT;
         scales[i] = ranked ? 1.0 : target_scale_ms(model, p, row);
@@ -452,9 +450,6 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
             *key = candidate_key;
         }
     }
-    free(rest);
-    free(order);
-    free(roots);
     free(nodes);
     return best;
 }
