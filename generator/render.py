@@ -108,8 +108,14 @@ LOOP_STAGES = ("1", "2", "3", "4")
 # group's channels) and accumulates one [pixels, groups] tensor an output channel with plain multiply-adds, joined
 # (tl.join) for the one contiguous store.
 CHANNEL_REDUCES = ("broadcast", "split")
+# Which programs of a depthwise bwd_weight kernel launch side by side. Its grid is (splits, group blocks, filter rows
+# -- columns with sliding rows), and the GPU launches axis 0 fastest: "apart" takes the program's split, group block
+# and filter row from those axes, so the FILTER programs that walk the same tiles for one filter row each launch
+# splits x group blocks apart and each reads the tiles from DRAM again; "adjacent" renumbers the launch index with the
+# filter row fastest, so they run together and the second to seventh read of a tile comes from L2.
+FILTER_PROGRAMS = ("apart", "adjacent")
 CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES,
-           "channel_reduce": CHANNEL_REDUCES}
+           "channel_reduce": CHANNEL_REDUCES, "filter_programs": FILTER_PROGRAMS}
 # The channels (and filters) a group the split reduction takes apart and joins: tl.split and tl.join halve and double.
 SPLIT_COUNTS = (1, 2, 4)
 TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
@@ -200,6 +206,12 @@ def k_walk(config: KernelConfig) -> str:
     return "incremental"
 
 
+def has_filter_programs(config: KernelConfig) -> bool:
+    """Whether config's kernel has one program per filter row (column) of a tile walk (FILTER_PROGRAMS): the depthwise
+    bwd_weight kernels, sliding rows or not."""
+    return config.algorithm is Algorithm.depthwise and config.direction is Direction.bwd_weight
+
+
 def has_pipelinable_loop(config: KernelConfig, tap_loop_choice: str) -> bool:
     """Whether config's template, with its taps walked as tap_loop_choice, has a loop of plain loads the loop_stages
     choice pipelines (LOOP_STAGES' comment names them)."""
@@ -231,7 +243,7 @@ def template_choices(config: KernelConfig) -> dict[str, str]:
     """The template's decisions that are not kernel axes (they do not change an instance's name), made from the
     config. bench/ab_variant.py renders twins with another choice to measure one before it becomes the rule here."""
     return {"tap_loop": tap_loop(config), "k_walk": k_walk(config), "loop_stages": loop_stages(config),
-            "channel_reduce": channel_reduce(config)}
+            "channel_reduce": channel_reduce(config), "filter_programs": "apart"}
 
 
 def checked_choices(config: KernelConfig, overrides: dict[str, str] | None) -> dict[str, str]:
@@ -258,7 +270,10 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         decided["loop_stages"] = "1"
     if not has_channel_reduce(config):
         decided["channel_reduce"] = "broadcast"
+    if not has_filter_programs(config):
+        decided["filter_programs"] = "apart"
     split_reduce = decided["channel_reduce"] == "split"
+    adjacent = decided["filter_programs"] == "adjacent"
     stages = int(decided["loop_stages"])
     tap_rows, tap_columns = TAP_LOOPS[decided["tap_loop"]]
     tap_columns = pipelined_tap_loop(tap_columns, stages)
@@ -321,6 +336,10 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "tap_columns": tap_columns,
         "aligned_sizes": list(config.vector_aligned_sizes),
         "channel_reduce": decided["channel_reduce"],
+        "filter_programs": decided["filter_programs"],
+        "split_program": "split_index" if adjacent else "tl.program_id(0)",
+        "group_program": "group_block" if adjacent else "tl.program_id(1)",
+        "filter_program": "launched % FILTER" if adjacent else "tl.program_id(2)",
         "split_weights": split_weight_terms(config) if split_reduce else [],
         "filters_of_group": list(range(config.multiplier)),
         "channels_of_group": list(range(config.group_channels)),

@@ -1,0 +1,59 @@
+"""The `filter_programs` template choice of the depthwise bwd_weight kernels (generator/render.py FILTER_PROGRAMS):
+"adjacent" renumbers the launch index so that the FILTER programs walking one (split, group block)'s tiles launch side
+by side. The grid stays (splits, group blocks, filter rows); every program must still own exactly one (split, group
+block, filter row): under the interpreter against float64, with several of each."""
+import pytest
+
+from gconv.generator.render import Provenance, has_filter_programs, render, template_choices
+from gconv.runtime.grid import tile_grid
+from gconv.schemas import KernelConfig, Problem
+
+from interpreter_numerics import assert_source_matches_reference
+
+PROVENANCE = Provenance(("rules/x.yaml",), "test", (), "test")
+CASES = [
+    # (kernel, problem fields): several splits, group blocks and filter rows each; tiles cut by the image edge.
+    ("bwd_weight_fp32_depthwise_t2x8c16_f5_m2_w4_v1_sk4", dict(N=3, G=19, K=2, Hi=10, Wi=9, Y=5, X=5, stride_h=2,
+                                                                pad_h=2, pad_w=1, dil_w=2)),
+    ("bwd_weight_fp16_depthwise_t4x8c32_f3_m1_w4_v8_sk1", dict(N=2, G=72, K=1, Hi=11, Wi=12, Y=3, X=3, stride_w=2,
+                                                                pad_h=1, pad_w=1)),
+    ("bwd_weight_fp32_depthwise_t8x8c8_f3_m1_cpg4_w4_v1_sk16", dict(N=3, G=13, C=4, K=1, Hi=12, Wi=9, Y=3, X=3,
+                                                                     stride_h=2, pad_h=2, pad_w=1, dil_h=2)),
+    # Sliding rows: one program per filter column.
+    ("bwd_weight_fp16_depthwise_t4x8c32_f7_m1_sr1_w2_v8_sk16", dict(N=2, G=80, K=1, Hi=13, Wi=11, Y=7, X=7,
+                                                                    pad_h=3, pad_w=3, stride_w=2)),
+    ("bwd_weight_fp32_depthwise_t4x8c32_f3_m1_sr2_w2_v1_sk4", dict(N=3, G=37, K=1, Hi=14, Wi=10, Y=3, X=3,
+                                                                   stride_h=2, pad_h=1, pad_w=1)),
+]
+RENUMBERED = "launched = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + tl.num_programs(1) * tl.program_id(2))"
+
+
+def _source(name: str, order: str) -> str:
+    return render(KernelConfig.from_name(name), PROVENANCE, {"filter_programs": order})
+
+
+@pytest.mark.parametrize("name, fields", CASES, ids=[name for name, _ in CASES])
+def test_adjacent_filter_programs_match_float64_reference(name, fields, tmp_path):
+    config = KernelConfig.from_name(name)
+    problem = Problem(direction=config.direction, dtype=config.dtype, **{"C": 1, **fields})
+    splits, group_blocks, filter_rows = tile_grid(config, problem)
+    assert group_blocks > 1 and filter_rows > 1 and (splits > 1 or config.split_k == 1)
+    source = _source(name, "adjacent")
+    assert source.count(RENUMBERED) == 1 and "tl.program_id(0) *" not in source
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    assert_source_matches_reference(path, config, problem, seed=5)
+
+
+@pytest.mark.parametrize("name", [name for name, _ in CASES])
+def test_the_shipped_kernels_keep_their_filter_programs_apart(name):
+    config = KernelConfig.from_name(name)
+    assert has_filter_programs(config) and template_choices(config)["filter_programs"] == "apart"
+    assert render(config, PROVENANCE) == _source(name, "apart") and RENUMBERED not in _source(name, "apart")
+
+
+@pytest.mark.parametrize("name", ["bwd_weight_bf16_direct_p64c32_w4_v1_sk4", "fwd_bf16_depthwise_t4x8c32_f3_m1_w2_v8",
+                                  "bwd_weight_bf16_igemm_m64n64k32_w4_s3_ms_g1_v8_mg1_sk1"])
+def test_kernels_without_filter_programs_ignore_the_choice(name):
+    assert not has_filter_programs(KernelConfig.from_name(name))
+    assert _source(name, "adjacent") == _source(name, "apart")
