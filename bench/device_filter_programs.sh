@@ -9,9 +9,18 @@
 # or not, tiny groups too) against that twin on bf16 training problems only (seeds 1, 4 and 10, the seed-78 tiny
 # groups), interleaved, cuDNN alongside: $OUT/ab-filter-programs.csv; then score a rule with
 #   python -m bench.ab_rule bench/results/filter-programs/ab-filter-programs.csv [--keep-base EXPR]
+# (BUDGET_S=seconds, default 565: keep it below the session's budget_left_s)
+# First, the held-out rows `python bench/dtype_twins.py ... --drop` took out (bench/results/README.md, next device
+# session: a kernel's fp16 and bf16 times on one layer far apart) are measured again ($OUT/resumed.tgz; quick, and
+# nothing to do when none were dropped).
 . bench/device_setup.sh
-timeout 560 python3 -m bench.ab_variant --choice filter_programs=adjacent --algorithms depthwise \
-  --directions bwd_weight --deadline-s 540 --out $OUT/ab-filter-programs.csv \
+begun=$(date +%s)
+BUDGET_S=150 bash bench/device_resume_sweeps.sh fp16/heldout-default-fp16:baseline-synthetic-fp16 \
+  fp16/heldout-default-fp16:depthwise-synthetic-fp16 baseline-default-bf16-gputime:baseline-synthetic-bf16 \
+  depthwise-family/depthwise-default-bf16:depthwise-synthetic-bf16
+left=$(( ${BUDGET_S:-565} - ($(date +%s) - begun) ))
+timeout $((left - 10)) python3 -m bench.ab_variant --choice filter_programs=adjacent --algorithms depthwise \
+  --directions bwd_weight --deadline-s $((left - 30)) --out $OUT/ab-filter-programs.csv \
   --problems bench/problems/train-seed10-synthetic-bf16.csv bench/problems/train-seed4-synthetic-bf16.csv \
   bench/problems/train-synthetic-bf16.csv bench/problems/train-tiny-groups-seed78-synthetic-bf16.csv \
   > $OUT/ab-filter-programs.log 2>&1

@@ -16,6 +16,7 @@ import csv
 import os
 import sys
 from pathlib import Path
+from typing import Callable
 
 from gconv.schemas import KernelConfig
 from gconv.schemas.expressions import parse
@@ -43,10 +44,16 @@ def row_matches(expression, row: dict[str, str]) -> bool:
 def drop_rows(path: Path, where: str) -> tuple[int, int]:
     """Rewrite path without the rows where matches; (rows kept, rows dropped)."""
     expression = parse(where)
+    return drop_rows_if(path, lambda row: row_matches(expression, row))
+
+
+def drop_rows_if(path: Path, dropped: Callable[[dict[str, str]], bool]) -> tuple[int, int]:
+    """Rewrite path without the rows dropped(row) is true of; (rows kept, rows dropped). Nothing half-written: the
+    rows go to a temporary file renamed over path."""
     with open(path, newline="") as handle:
         reader = csv.DictReader(handle)
         header, rows = reader.fieldnames, list(reader)
-    keep = [row for row in rows if not row_matches(expression, row)]
+    keep = [row for row in rows if not dropped(row)]
     temporary = path.with_name(path.name + ".tmp")
     with open(temporary, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=header)  # the sweep's own dialect (\r\n lines)
