@@ -223,3 +223,22 @@ def test_summarise_sweeps_joins_files_and_leaves_a_family_out(tmp_path):
     assert summary([first, second]).splitlines()[2].split() == ["fwd", "C/G>16", "2", "1.41x", "0.50x", "10.0%", "2"]
     assert summary([first, second], "k64_").splitlines()[2].split() == \
         ["fwd", "C/G>16", "2", "1.00x", "0.50x", "10.0%", "2"]
+
+
+def test_summarise_sweeps_lists_the_problems_furthest_from_the_roofline(tmp_path):
+    from gconv.bench.summarise_sweeps import furthest_from_roofline, main, sweep_rows
+
+    wide = dict(direction="fwd", dtype="bf16", N=8, G=2, C=64, K=64, Hi=32, Wi=32, Y=3, X=3, pad_h=1, pad_w=1)
+    far = write_sweep(tmp_path / "far.csv", Problem(**wide), {"cudnn-heuristic": 2.0, "fwd_bf16_igemm_m128n64k32_w4": 1.0},
+                      roofline_pct=5.0)  # 50 us of roofline: counted
+    near = write_sweep(tmp_path / "near.csv", Problem(**{**wide, "N": 4}), {"fwd_bf16_igemm_m128n64k32_w4": 0.5},
+                       roofline_pct=40.0)  # no cuDNN row: "-"
+    short = write_sweep(tmp_path / "short.csv", Problem(**{**wide, "N": 1}), {"fwd_bf16_igemm_m128n64k32_w4": 0.1},
+                        roofline_pct=1.0)  # 1 us of roofline: below 20 us, left out
+    rows = sweep_rows([near, far, short])
+    lines = furthest_from_roofline(rows, 5).splitlines()
+    assert [line.split()[:2] + line.split()[4:] for line in lines[2:]] == [
+        ["fwd", "C/G>16", "5.0%", "1000", "2000"], ["fwd", "C/G>16", "40.0%", "500", "-"]]
+    assert len(furthest_from_roofline(rows, 1).splitlines()) == 3
+    with pytest.raises(SystemExit):
+        main([str(far), "--worst", "-1"])
