@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 from gconv.bench.rows import read_rows
 from gconv.tables import table
@@ -46,10 +47,18 @@ def timed_rows(path: Path) -> dict[Key, tuple[Key, float]]:
     return out
 
 
+class Disagreement(NamedTuple):
+    """A row of the checked file and its dtype twin, further apart than the factor."""
+    ratio: float  # the row's time over its twin's
+    key: Key  # the row's (problem, kernel)
+    twin: Path  # the file the twin is in
+    twin_key: Key
+    ms: float
+    twin_ms: float
 
-def disagreements(path: Path, twins: list[Path], factor: float) -> list[tuple]:
-    """Every (row of path, its dtype twin in one of twins) whose times differ by more than factor, furthest first:
-    (ratio, key, twin path, twin key, time, twin time)."""
+
+def disagreements(path: Path, twins: list[Path], factor: float) -> list[Disagreement]:
+    """Every row of path and its dtype twin in one of twins whose times differ by more than factor, furthest first."""
     if factor <= 1:
         raise ValueError(f"--factor must be above 1, got {factor}")
     rows = timed_rows(path)
@@ -61,8 +70,8 @@ def disagreements(path: Path, twins: list[Path], factor: float) -> list[tuple]:
             key, ms = rows[common]
             ratio = ms / twin_ms
             if ratio > factor or ratio < 1 / factor:
-                found.append((ratio, key, twin, twin_key, ms, twin_ms))
-    return sorted(found, key=lambda item: -max(item[0], 1 / item[0]))
+                found.append(Disagreement(ratio, key, twin, twin_key, ms, twin_ms))
+    return sorted(found, key=lambda d: -max(d.ratio, 1 / d.ratio))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,13 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     found = disagreements(args.path, args.twins, args.factor)
     print(table(["ratio", "problem", "kernel", "ms", "twin ms", "twin file"],
-                [[f"{ratio:.2f}", key[0], key[1], f"{ms:.4f}", f"{twin_ms:.4f}", str(twin)]
-                 for ratio, key, twin, _, ms, twin_ms in found]))
+                [[f"{d.ratio:.2f}", d.key[0], d.key[1], f"{d.ms:.4f}", f"{d.twin_ms:.4f}", str(d.twin)] for d in found]))
     print(f"{len(found)} pairs apart by more than {args.factor:g}x")
     if args.drop and found:
-        doomed = {args.path: {key for _, key, *_ in found}}
-        for _, _, twin, twin_key, _, _ in found:
-            doomed.setdefault(twin, set()).add(twin_key)
+        doomed = {args.path: {d.key for d in found}}
+        for d in found:
+            doomed.setdefault(d.twin, set()).add(d.twin_key)
         for path, keys in doomed.items():
             kept, dropped = drop_rows_if(path, lambda row: (row["problem"], row["kernel"]) in keys)
             print(f"{path}: dropped {dropped} rows, kept {kept}")
