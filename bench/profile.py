@@ -6,7 +6,6 @@ rows already there (resumable), and warms Triton's cache in parallel processes b
 """
 from __future__ import annotations
 
-import math
 import multiprocessing
 import os
 from collections import defaultdict
@@ -205,23 +204,48 @@ def profile_batch(problems: list[Problem], rule_set: str, out: Path, *, workers:
     return read_rows(out)
 
 
+@dataclass(frozen=True)
+class ProblemBest:
+    """One problem of a sweep: its fastest gconv instance's row and the best cuDNN mode's time (None when no cuDNN row
+    is ok)."""
+    row: dict
+    vendor_ms: float | None
+
+    @property
+    def ms(self) -> float:
+        return float(self.row["time_ms"])
+
+    @property
+    def roofline_pct(self) -> float | None:
+        """The row's % of roofline where the problem's roofline time is >= 20 us; None below (the roofline target
+        does not count it)."""
+        pct = float(self.row["roofline_pct"])
+        return pct if self.ms * pct / 100 >= MIN_ROOFLINE_S * 1e3 else None
+
+
+def best_per_problem(rows: list[dict]) -> dict[str, ProblemBest]:
+    """Problem key -> ProblemBest, over the "ok" rows, for every problem with a gconv row (ties: the first row)."""
+    best: dict[str, dict] = {}
+    vendor: dict[str, float] = {}
+    for row in rows:
+        if row["status"] != "ok":
+            continue
+        key, ms = row["problem"], float(row["time_ms"])
+        if row["kernel"] in CUDNN_MODES:
+            vendor[key] = min(ms, vendor.get(key, ms))
+        elif key not in best or ms < float(best[key]["time_ms"]):
+            best[key] = row
+    return {key: ProblemBest(row, vendor.get(key)) for key, row in best.items()}
+
+
 def summarise(rows: list[dict]) -> str:
     """Per direction x shape class: geomean speed-up of the best gconv instance over the best cuDNN mode, and the
     geomean % of roofline of the best gconv instance on problems whose roofline time is >= 20 us."""
-    by_problem: dict[str, list[dict]] = defaultdict(list)
-    for row in rows:
-        if row["status"] == "ok":
-            by_problem[row["problem"]].append(row)
     groups: dict[tuple[str, str], list[tuple[float, float | None]]] = defaultdict(list)
-    for key, prows in by_problem.items():
-        ours = [float(r["time_ms"]) for r in prows if r["kernel"] not in CUDNN_MODES]
-        theirs = [float(r["time_ms"]) for r in prows if r["kernel"] in CUDNN_MODES]
-        if not ours or not theirs:
-            continue
-        best = min(prows, key=lambda r: float(r["time_ms"]) if r["kernel"] not in CUDNN_MODES else math.inf)
-        roofline_ms = float(best["time_ms"]) * float(best["roofline_pct"]) / 100
-        pct = float(best["roofline_pct"]) if roofline_ms >= MIN_ROOFLINE_S * 1e3 else None
-        groups[(best["direction"], best["shape_class"])].append((min(theirs) / min(ours), pct))
+    for best in best_per_problem(rows).values():
+        if best.vendor_ms is not None:
+            groups[(best.row["direction"], best.row["shape_class"])].append((best.vendor_ms / best.ms,
+                                                                             best.roofline_pct))
     body = []
     for (direction, klass), values in sorted(groups.items()):
         speedups = [v for v, _ in values]

@@ -11,8 +11,8 @@ import argparse
 from collections import defaultdict
 from pathlib import Path
 
-from gconv.bench.profile import MIN_ROOFLINE_S, summarise
-from gconv.bench.rows import CUDNN_MODES, read_rows
+from gconv.bench.profile import best_per_problem, summarise
+from gconv.bench.rows import read_rows
 from gconv.tables import table
 
 
@@ -29,27 +29,17 @@ def summary(files: list[Path], without: str | None = None) -> str:
 def furthest_from_roofline(rows: list[dict], count: int) -> str:
     """Per direction, the count problems (roofline time >= 20 us, as summarise counts them) whose best gconv instance
     reaches the least % of the roofline: its class, the instance, its time and the best cuDNN mode's."""
-    best: dict[str, dict] = {}
-    vendor: dict[str, float] = {}
-    for row in rows:
-        if row["status"] != "ok":
-            continue
-        key, ms = row["problem"], float(row["time_ms"])
-        if row["kernel"] in CUDNN_MODES:
-            vendor[key] = min(ms, vendor.get(key, ms))
-        elif key not in best or ms < float(best[key]["time_ms"]):
-            best[key] = row
     by_direction = defaultdict(list)
-    for key, row in best.items():
-        pct = float(row["roofline_pct"])
-        if float(row["time_ms"]) * pct / 100 >= MIN_ROOFLINE_S * 1e3:
-            by_direction[row["direction"]].append((pct, key, row))
+    for key, best in best_per_problem(rows).items():
+        pct = best.roofline_pct
+        if pct is not None:
+            by_direction[best.row["direction"]].append((pct, key, best))
     body = []
     for direction in sorted(by_direction):
-        for pct, key, row in sorted(by_direction[direction], key=lambda item: (item[0], item[1]))[:count]:
-            cudnn = f"{vendor[key] * 1e3:.0f}" if key in vendor else "-"
-            body.append([direction, row["shape_class"], key, row["kernel"], f"{pct:.1f}%",
-                         f"{float(row['time_ms']) * 1e3:.0f}", cudnn])
+        for pct, key, best in sorted(by_direction[direction], key=lambda item: (item[0], item[1]))[:count]:
+            cudnn = f"{best.vendor_ms * 1e3:.0f}" if best.vendor_ms is not None else "-"
+            body.append([direction, best.row["shape_class"], key, best.row["kernel"], f"{pct:.1f}%",
+                         f"{best.ms * 1e3:.0f}", cudnn])
     return table(["direction", "shape class", "problem", "best gconv instance", "% roofline", "us", "cuDNN us"], body)
 
 
