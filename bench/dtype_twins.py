@@ -18,32 +18,29 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
-from gconv.bench.rows import read_rows
+from gconv.bench.rows import CUDNN_MODES, read_rows
+from gconv.heuristics.model import as_dtype
+from gconv.schemas import Problem
 from gconv.tables import table
 
 sys.path.insert(0, str(Path(__file__).parent))
 from drop_rows import drop_rows_if  # noqa: E402
 
 Key = tuple[str, str]
+COMMON_DTYPE = "fp16"  # both files' rows are named in it to find the pairs
 
 
-def dtype_free(name: str, dtype: str) -> str:
-    """A problem key or kernel name (direction_dtype_...) with its dtype taken out."""
-    return name.replace(f"_{dtype}_", "_*_", 1)
-
-
-def timed_rows(path: Path) -> dict[Key, tuple[Key, float]]:
-    """(problem, kernel) without the dtype -> the row's own (problem, kernel) and time, for the "ok" rows of the gconv
-    instances (no vendor rows)."""
+def timed_rows(path: Path, dtype: str) -> dict[Key, tuple[Key, float]]:
+    """(problem, kernel) named in dtype (Problem.with_dtype, heuristics.model.as_dtype) -> the row's own (problem,
+    kernel) and time, for the "ok" rows of the gconv instances (no vendor rows)."""
     if not path.is_file():
         raise OSError(f"{path}: no such file")
     out = {}
     for row in read_rows(path):
-        if row["status"] != "ok" or row["kernel"].startswith("cudnn"):
+        if row["status"] != "ok" or row["kernel"] in CUDNN_MODES:
             continue
-        dtype = row["dtype"]
-        out[(dtype_free(row["problem"], dtype), dtype_free(row["kernel"], dtype))] = (
-            (row["problem"], row["kernel"]), float(row["time_ms"]))
+        common = (Problem.from_key(row["problem"]).with_dtype(dtype).key, as_dtype(row["kernel"], dtype))
+        out[common] = ((row["problem"], row["kernel"]), float(row["time_ms"]))
     return out
 
 
@@ -61,10 +58,10 @@ def disagreements(path: Path, twins: list[Path], factor: float) -> list[Disagree
     """Every row of path and its dtype twin in one of twins whose times differ by more than factor, furthest first."""
     if factor <= 1:
         raise ValueError(f"--factor must be above 1, got {factor}")
-    rows = timed_rows(path)
+    rows = timed_rows(path, COMMON_DTYPE)
     found = []
     for twin in twins:
-        for common, (twin_key, twin_ms) in timed_rows(twin).items():
+        for common, (twin_key, twin_ms) in timed_rows(twin, COMMON_DTYPE).items():
             if common not in rows:
                 continue
             key, ms = rows[common]
