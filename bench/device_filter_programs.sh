@@ -19,9 +19,7 @@ BUDGET_S=150 bash bench/device_resume_sweeps.sh fp16/heldout-default-fp16:baseli
   fp16/heldout-default-fp16:depthwise-synthetic-fp16 baseline-default-bf16-gputime:baseline-synthetic-bf16 \
   depthwise-family/depthwise-default-bf16:depthwise-synthetic-bf16
 left=$(( ${BUDGET_S:-565} - ($(date +%s) - begun) ))
-timeout $((left - 10)) python3 -m bench.ab_variant --choice filter_programs=adjacent --algorithms depthwise \
-  --directions bwd_weight --deadline-s $((left - 30)) --out $OUT/ab-filter-programs.csv \
-  --problems bench/problems/train-seed10-synthetic-bf16.csv bench/problems/train-seed4-synthetic-bf16.csv \
-  bench/problems/train-synthetic-bf16.csv bench/problems/train-tiny-groups-seed78-synthetic-bf16.csv \
-  > $OUT/ab-filter-programs.log 2>&1
-echo "ab rc=$?"; sed -n '/speed-up of the best twin/,$p' $OUT/ab-filter-programs.log | head -30
+ab_twins filter-programs $((left - 30)) --choice filter_programs=adjacent --algorithms depthwise \
+  --directions bwd_weight --problems bench/problems/train-seed10-synthetic-bf16.csv \
+  bench/problems/train-seed4-synthetic-bf16.csv bench/problems/train-synthetic-bf16.csv \
+  bench/problems/train-tiny-groups-seed78-synthetic-bf16.csv

@@ -9,8 +9,6 @@
 # programs sharing the N*Ho*Wo walk) against them, interleaved, cuDNN alongside: $OUT/ab-one-channel-sk{64,256}.csv.
 . bench/device_setup.sh
 for split in 64 256; do
-  timeout 100 python3 -m bench.ab_variant --set split_k=$split --algorithms igemm --filter "split_k == 8" \
-    --directions bwd_weight --deadline-s 90 --out $OUT/ab-one-channel-sk$split.csv \
-    --problems bench/problems/one-channel-deepbench-bf16.csv > $OUT/ab-one-channel-sk$split.log 2>&1
-  echo "split_k $split rc=$?"; sed -n '/speed-up of the best twin/,$p' $OUT/ab-one-channel-sk$split.log | head -12
+  ab_twins one-channel-sk$split 80 --set split_k=$split --algorithms igemm --filter "split_k == 8" \
+    --directions bwd_weight --problems bench/problems/one-channel-deepbench-bf16.csv
 done

@@ -56,3 +56,12 @@ resume_bf16_sweeps() {
   resume_sweeps . baseline-default-bf16-gputime:baseline-synthetic-bf16 \
     depthwise-family/depthwise-default-bf16:depthwise-synthetic-bf16 train-default-bf16-gputime:train-synthetic-bf16
 }
+
+# ab_twins LABEL DEADLINE ARGS...: bench/ab_variant.py with ARGS (--choice / --set, --algorithms, --directions,
+# --problems, ...) until DEADLINE seconds, into $OUT/ab-LABEL.csv and .log; prints its rc and the best-twin summary.
+ab_twins() {
+  label=$1 deadline=$2; shift 2
+  timeout $((deadline + 20)) python3 -m bench.ab_variant "$@" --deadline-s $deadline --out $OUT/ab-$label.csv \
+    > $OUT/ab-$label.log 2>&1
+  echo "$label rc=$?"; sed -n '/speed-up of the best twin/,$p' $OUT/ab-$label.log | head -30
+}
