@@ -77,6 +77,9 @@ DEVICE_SHAPES: dict[str, dict] = {
     "pointwise": dict(N=4, G=4, C=32, K=48, Hi=16, Wi=16, Y=1, X=1),
     "pointwise-odd": dict(N=3, G=3, C=24, K=40, Hi=9, Wi=11, Y=1, X=1),
     "stem-7x7-odd": dict(N=2, G=1, C=3, K=24, Hi=33, Wi=33, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),
+    # One input channel, a 5x20 filter, stride 2 (DeepBench's speech front ends, scaled down): 2*19*51 pixels over
+    # 64 or 256 splits of the deep-split bwd_weight tiles.
+    "one-channel-5x20-s2": dict(N=2, G=1, C=1, K=32, Hi=41, Wi=120, Y=5, X=20, stride_h=2, stride_w=2),
     # Stride 2, dilation 2, even padding: every tap reaches residue class (0, 0), none the other three (bwd_data);
     # H100 runs of the flat bwd_data walk got these classes wrong (bench/results/tap-major/README.md).
     "even-pad-s2-d2": dict(N=2, G=4, C=16, K=16, Hi=37, Wi=36, Y=5, X=5, stride_h=2, stride_w=2, pad_h=4, pad_w=4,

@@ -76,3 +76,21 @@ def test_streamk_is_a_bwd_weight_pipeline_without_split_k():
         KernelConfig.from_name("bwd_weight_bf16_igemm_m128n64k32_w4_s3_strk_g8_v8_mg1_sk4")
     with pytest.raises(ValueError, match=re.escape("got split_k=1 for fwd")):
         KernelConfig.from_name("fwd_bf16_igemm_m128n64k32_w4_s3_strk_g8_v8_mg1")
+
+
+DEEP_SPLIT_SHAPES = {
+    # One input channel (DeepBench's speech front ends, scaled down): GEMM-N = 1*5*7 = 35 taps, 2*9*8 = 144 pixels, so
+    # 5 of 64 and 256 splits hold a 32-pixel step and the rest add nothing.
+    "one-channel": dict(N=2, G=1, C=1, K=20, Hi=12, Wi=20, Y=5, X=7, stride_h=1, stride_w=2, pad_w=1),
+    # Grouped, the taps over two column tiles: 3 * 9 = 27 columns per group, 4*16*16 = 1024 pixels (32 steps).
+    "grouped": dict(N=4, G=3, C=3, K=5, Hi=16, Wi=16, Y=3, X=3, pad_h=1, pad_w=1),
+}
+
+
+@pytest.mark.parametrize("shape", DEEP_SPLIT_SHAPES)
+@pytest.mark.parametrize("kernel, rule_set", [("bwd_weight_fp16_igemm_m32n64k32_w4_s3_ms_g1_v1_mg1_sk256", "default"),
+                                              ("bwd_weight_fp32_igemm_m32n32k32_w2_s3_ms_g1_v1_mg1_sk64", "full-tests")])
+def test_deep_split_kernels_equal_the_reference(kernel, rule_set, shape):
+    config = KernelConfig.from_name(kernel)
+    assert_matches_reference(kernel, Problem(direction="bwd_weight", dtype=config.dtype, **DEEP_SPLIT_SHAPES[shape]),
+                             seed=11, rule_set=rule_set)
