@@ -13,6 +13,7 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-default-bf16-gputime:train-synthetic-bf16 train-seed4-default-bf16-gputime:train-seed4-synthetic-bf16
   train-seed6-default-bf16-gputime:train-seed6-synthetic-bf16 train-seed7-default-bf16-gputime:train-seed7-synthetic-bf16
   train-seed8-default-bf16-gputime:train-seed8-synthetic-bf16 train-seed10-default-bf16-gputime:train-seed10-synthetic-bf16
+  train-seed11-fwd-default-bf16-gputime:train-seed11-fwd-synthetic-bf16
   train-tiny-groups-default-bf16:train-tiny-groups-synthetic-bf16
   train-tiny-groups-seed78-default-bf16-gputime:train-tiny-groups-seed78-synthetic-bf16
   train-tiny-groups-seed84-default-bf16-gputime:train-tiny-groups-seed84-synthetic-bf16
