@@ -2,7 +2,8 @@
 tile in its own fp32 workspace slice, then the slices are summed and cast) and StreamK (`_strk_`: a persistent grid,
 each program an equal run of all tile x reduction-step units, tile parts added with fp32 atomics). Interpreter
 numerics against float64 into NaN-poisoned outputs (splits past the end of the reduction, a channel count no tile
-divides, TMA, StreamK runs ending tiles part-way), the workspace layout, and the axis rules."""
+divides, TMA, StreamK runs ending tiles part-way), the workspace layout, and the axis rules; and the deep-split tiles
+(split_k 64 and 256) with most splits empty."""
 import re
 
 import pytest
@@ -79,10 +80,10 @@ def test_streamk_is_a_bwd_weight_pipeline_without_split_k():
 
 
 DEEP_SPLIT_SHAPES = {
-    # One input channel (DeepBench's speech front ends, scaled down): GEMM-N = 1*5*7 = 35 taps, 2*9*8 = 144 pixels, so
-    # 5 of 64 and 256 splits hold a 32-pixel step and the rest add nothing.
+    # One input channel (DeepBench's speech front ends, scaled down): GEMM-N = 1*5*7 = 35 taps, 2*8*8 = 128 pixels, so
+    # 4 of the 64 or 256 splits hold a 32-pixel step and the rest add nothing.
     "one-channel": dict(N=2, G=1, C=1, K=20, Hi=12, Wi=20, Y=5, X=7, stride_h=1, stride_w=2, pad_w=1),
-    # Grouped, the taps over two column tiles: 3 * 9 = 27 columns per group, 4*16*16 = 1024 pixels (32 steps).
+    # Three groups of 3 * 9 = 27 columns each, 4*16*16 = 1024 pixels: 32 steps, so half of 64 splits work.
     "grouped": dict(N=4, G=3, C=3, K=5, Hi=16, Wi=16, Y=3, X=3, pad_h=1, pad_w=1),
 }
 
