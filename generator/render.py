@@ -114,13 +114,8 @@ CHANNEL_REDUCES = ("broadcast", "split")
 # splits x group blocks apart and each reads the tiles from DRAM again; "adjacent" renumbers the launch index with the
 # filter row fastest, so they run together and the second to seventh read of a tile comes from L2.
 FILTER_PROGRAMS = ("apart", "adjacent")
-# When an implicit-GEMM bwd_data kernel with scalar loads reads a reduction step's weights: "in_step" at the step, so
-# the multiply waits for them (C, e.g. one channel, allows no 4-byte run, so Triton's pipeliner cannot copy them
-# asynchronously as it does dY: sm_90 PTX has the step's ld.global.b16 right before its mma); "step_ahead" loads the
-# next step's weights into registers before this step's multiply, so their latency overlaps it.
-WEIGHT_LOADS = ("in_step", "step_ahead")
 CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES,
-           "channel_reduce": CHANNEL_REDUCES, "filter_programs": FILTER_PROGRAMS, "weight_loads": WEIGHT_LOADS}
+           "channel_reduce": CHANNEL_REDUCES, "filter_programs": FILTER_PROGRAMS}
 # The channels (and filters) a group the split reduction takes apart and joins: tl.split and tl.join halve and double.
 SPLIT_COUNTS = (1, 2, 4)
 TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
@@ -217,13 +212,6 @@ def has_filter_programs(config: KernelConfig) -> bool:
     return config.algorithm is Algorithm.depthwise and config.direction is Direction.bwd_weight
 
 
-def has_weight_loads(config: KernelConfig) -> bool:
-    """Whether the weight_loads choice (WEIGHT_LOADS) applies: the flat divided walk of an implicit-GEMM bwd_data
-    kernel with scalar loads, one group a tile and no tensor descriptors."""
-    return (template_name(config) == "igemm_bwd_data.py.j2" and has_flat_k_walk(config) and config.vector_width == 1
-            and config.groups_to_merge == 1 and config.pipeline is not Pipeline.tma)
-
-
 def has_pipelinable_loop(config: KernelConfig, tap_loop_choice: str) -> bool:
     """Whether config's template, with its taps walked as tap_loop_choice, has a loop of plain loads the loop_stages
     choice pipelines (LOOP_STAGES' comment names them)."""
@@ -255,7 +243,7 @@ def template_choices(config: KernelConfig) -> dict[str, str]:
     """The template's decisions that are not kernel axes (they do not change an instance's name), made from the
     config. bench/ab_variant.py renders twins with another choice to measure one before it becomes the rule here."""
     return {"tap_loop": tap_loop(config), "k_walk": k_walk(config), "loop_stages": loop_stages(config),
-            "channel_reduce": channel_reduce(config), "filter_programs": "apart", "weight_loads": "in_step"}
+            "channel_reduce": channel_reduce(config), "filter_programs": "apart"}
 
 
 def checked_choices(config: KernelConfig, overrides: dict[str, str] | None) -> dict[str, str]:
@@ -284,8 +272,6 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         decided["channel_reduce"] = "broadcast"
     if not has_filter_programs(config):
         decided["filter_programs"] = "apart"
-    if not has_weight_loads(config) or decided["k_walk"] != "divide":
-        decided["weight_loads"] = "in_step"
     split_reduce = decided["channel_reduce"] == "split"
     adjacent = decided["filter_programs"] == "adjacent"
     stages = int(decided["loop_stages"])
@@ -351,7 +337,6 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "aligned_sizes": list(config.vector_aligned_sizes),
         "channel_reduce": decided["channel_reduce"],
         "filter_programs": decided["filter_programs"],
-        "weights_ahead": decided["weight_loads"] == "step_ahead",
         "split_program": "split_index" if adjacent else "tl.program_id(0)",
         "group_program": "group_block" if adjacent else "tl.program_id(1)",
         "filter_program": "launched % FILTER" if adjacent else "tl.program_id(2)",
