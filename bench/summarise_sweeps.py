@@ -21,11 +21,6 @@ def sweep_rows(files: list[Path], without: str | None = None) -> list[dict]:
     return [r for f in files for r in read_rows(f) if not (without and without in r["kernel"])]
 
 
-def summary(files: list[Path], without: str | None = None) -> str:
-    """summarise() over the rows of every file, less the kernels whose names contain without."""
-    return summarise(sweep_rows(files, without))
-
-
 def furthest_from_roofline(rows: list[dict], count: int) -> str:
     """Per direction, the count problems (roofline time >= 20 us, as summarise counts them) whose best gconv instance
     reaches the least % of the roofline: its class, the instance, its time and the best cuDNN mode's."""

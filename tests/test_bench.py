@@ -210,8 +210,12 @@ def test_compare_sweeps_leaves_a_family_out_of_before(tmp_path):
     assert compare(path, path, ("a", "b")).splitlines()[-1] == "| fwd | 1 | 4.00x | 4.00x | 1.00x |"
 
 
-def test_summarise_sweeps_joins_files_and_leaves_a_family_out(tmp_path):
-    from gconv.bench.summarise_sweeps import summary
+def test_summarise_sweeps_joins_files_and_leaves_a_family_out(tmp_path, capsys):
+    from gconv.bench.summarise_sweeps import main
+
+    def summary(files, *without):
+        main([str(f) for f in files] + (["--without", *without] if without else []))
+        return capsys.readouterr().out
 
     wide = dict(direction="fwd", dtype="bf16", N=8, G=2, C=64, K=64, Hi=32, Wi=32, Y=3, X=3, pad_h=1, pad_w=1)
     first = write_sweep(tmp_path / "a.csv", Problem(**wide), {"cudnn-heuristic": 2.0,
