@@ -1,0 +1,25 @@
+# Sliding rows for the tiny-group forward kernels (C/G = 2 or 4), on the device with carry [".whl"]:
+#   bash bench/device_tiny_sliding.sh      (name the machine nvidia-h100-x1; BUDGET_S=seconds, default 560)
+# Every tiny-group fwd kernel of `default` against its twin with one axis set, on the training problems that have
+# tiny groups (bf16 and the fp16 seed-79 set; never the held-out files), $OUT/ab-LABEL.csv each:
+#   sr1, sr2            sliding rows at row stride 1 / 2 (the same 4-row tiles);
+#   sr1-tall, sr2-tall  the same with 64-pixel tiles of 4 warps (8 x 8 and 4 x 16 pixels: more rows share a load);
+#   c8                  no sliding, 8 groups a program (G = 8 fills half of a 16-group tile).
+# Score each with python -m bench.ab_rule FILE --add-twins EXPR.
+. bench/device_setup.sh
+start=$(date +%s)
+left() { echo $(( ${BUDGET_S:-560} - ($(date +%s) - start) )); }
+TRAIN="bench/problems/train-tiny-groups-synthetic-bf16.csv bench/problems/train-tiny-groups-seed78-synthetic-bf16.csv
+  bench/problems/train-tiny-groups-seed84-synthetic-bf16.csv bench/problems/small-groups-train-bf16.csv
+  bench/problems/train-seed11-fwd-synthetic-bf16.csv bench/problems/train-seed4-synthetic-bf16.csv
+  bench/problems/train-seed6-synthetic-bf16.csv bench/problems/train-synthetic-bf16.csv
+  bench/problems/train-tiny-groups-seed79-synthetic-fp16.csv"
+tiny_twins() {
+  label=$1 deadline=$2; shift 2
+  ab_twins $label $deadline "$@" --algorithms depthwise --directions fwd --filter "group_channels > 1" --problems $TRAIN
+}
+tiny_twins sr1 110 --set sliding_rows=1
+tiny_twins sr2 70 --set sliding_rows=2
+tiny_twins sr1-tall 110 --set sliding_rows=1 --set block_m=64 --set num_warps=4
+tiny_twins sr2-tall 70 --set sliding_rows=2 --set block_m=64 --set num_warps=4
+tiny_twins c8 $(( $(left) - 30 )) --set block_n=8
