@@ -183,6 +183,13 @@ def channel_reduce(config: KernelConfig) -> str:
     return "broadcast"
 
 
+def splits_sliding_rows(config: KernelConfig) -> bool:
+    """Whether config's kernel is the sliding-rows bwd_data kernel of tiny groups, which always reduces over a group's
+    filters the split way (its rows taken apart into [pixels, groups] tensors a filter, as the channel_reduce "split"
+    choice of the per-tap kernel does)."""
+    return bool(config.sliding_rows) and config.direction is Direction.bwd_data and config.group_channels > 1
+
+
 def split_weight_terms(config: KernelConfig) -> list[dict]:
     """The split reduction's weights: one [groups] vector a (filter m, channel c) pair of a group, w[g * M + m, c] at
     m * swk + c * swc past the group's first filter (its offset text: empty for the first)."""
@@ -340,7 +347,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "split_program": "split_index" if adjacent else "tl.program_id(0)",
         "group_program": "group_block" if adjacent else "tl.program_id(1)",
         "filter_program": "launched % FILTER" if adjacent else "tl.program_id(2)",
-        "split_weights": split_weight_terms(config) if split_reduce else [],
+        "split_weights": split_weight_terms(config) if split_reduce or splits_sliding_rows(config) else [],
         "filters_of_group": list(range(config.multiplier)),
         "channels_of_group": list(range(config.group_channels)),
         "accumulator_shape": "(BLOCK_H * BLOCK_W, BLOCK_G, M, CPG)" if config.group_channels > 1 else

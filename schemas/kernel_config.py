@@ -45,8 +45,8 @@ class KernelConfig(BaseModel):
     depthwise proper, 2 or 4 for tiny groups) fixed at compile time; those four axes are 0 (not an axis) for the
     other algorithms. A depthwise config given without group_channels has one input channel per group.
 
-    `sliding_rows` S > 0 (depthwise fwd with S = 1 or 2, tiny groups too; bwd_data with S = 1, bwd_weight with S = 1
-    or 2 and multiplier 1, both one channel per group) loads each input row a pixel tile reaches once per filter column and adds it
+    `sliding_rows` S > 0 (depthwise fwd with S = 1 or 2 and bwd_data with S = 1, tiny groups too; bwd_weight with
+    S = 1 or 2, multiplier 1 and one channel per group) loads each input row a pixel tile reaches once per filter column and adds it
     into every output row it reaches, one accumulator per output row (bwd_weight: per filter row of its column), for
     row stride S and row dilation 1; 0 is the per-tap kernel (each tap loads).
 
@@ -148,12 +148,12 @@ class KernelConfig(BaseModel):
         if self.filter_size % 2 == 0:
             raise ValueError(f"depthwise filter_size must be odd (the square filter it unrolls), "
                              f"got {self.filter_size}")
-        if self.sliding_rows and ((self.group_channels != 1 and self.direction is not Direction.fwd)
-                                  or (self.direction is Direction.bwd_data and self.sliding_rows != 1)
-                                  or (self.direction is Direction.bwd_weight and self.multiplier != 1)):
-            raise ValueError("sliding_rows is an axis of the depthwise kernels: fwd with row stride 1 or 2 (tiny "
-                             "groups too), bwd_data with stride 1 and bwd_weight with row stride 1 or 2 and "
-                             f"multiplier 1, both one channel per group; got sliding_rows={self.sliding_rows} for "
+        if self.sliding_rows and ((self.direction is Direction.bwd_data and self.sliding_rows != 1)
+                                  or (self.direction is Direction.bwd_weight
+                                      and (self.multiplier != 1 or self.group_channels != 1))):
+            raise ValueError("sliding_rows is an axis of the depthwise kernels: fwd with row stride 1 or 2, bwd_data "
+                             "with stride 1 (both tiny groups too) and bwd_weight with row stride 1 or 2, multiplier "
+                             f"1 and one channel per group; got sliding_rows={self.sliding_rows} for "
                              f"{self.direction.value} with group_channels={self.group_channels}, "
                              f"multiplier={self.multiplier}")
 
