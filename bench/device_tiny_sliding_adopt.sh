@@ -1,6 +1,8 @@
-# The tiny-group fwd kernels `default` took from bench/results/tiny-sliding/ (sliding rows on the 8 x 8 and 4 x 16
-# tiles at row stride 1 and 2, the 4 x 8-pixel tile of 8 groups), on the device with carry [".whl"]:
-#   bash bench/device_tiny_sliding_adopt.sh    (name the machine nvidia-h100-x1; BUDGET_S=seconds, default 560)
+# The tiny-group kernels `default` took from bench/results/tiny-sliding/, on the device with carry [".whl"]:
+#   bash bench/device_tiny_sliding_adopt.sh [FILTER]  (name the machine nvidia-h100-x1; BUDGET_S=seconds, default 560)
+# FILTER (a `gconv rules list --filter` expression) picks them: by default the fwd ones (sliding rows on the 8 x 8 and
+# 4 x 16 tiles at row stride 1 and 2, the 4 x 8-pixel tile of 8 groups); the bwd_data ones were run with
+# "rule == 'tiny-groups-sliding-bwd-data'".
 # 1. every such instance of `default` in bf16, fp16 and fp32 against float64 on the first two device shapes it
 #    supports ($OUT/verify-summary.md);
 # 2. then every committed sweep resumed: the new kernels are the missing (problem, kernel) pairs ($OUT/resumed.tgz).
@@ -8,7 +10,7 @@
 start=$(date +%s)
 left() { echo $(( ${BUDGET_S:-560} - ($(date +%s) - start) )); }
 timeout 170 python3 bench/verify_device.py --rule-set default --dtypes bf16 fp16 fp32 \
-  --filter "algorithm == 'depthwise' and group_channels > 1 and direction == 'fwd' and (sliding_rows > 0 or block_n == 8)" \
+  --filter "${1:-algorithm == 'depthwise' and group_channels > 1 and direction == 'fwd' and (sliding_rows > 0 or block_n == 8)}" \
   --shapes-per-instance 2 --out /tmp/verify --deadline-s 150 > /tmp/verify.log 2>&1
 echo "verify rc=$?"; cp /tmp/verify/summary.md $OUT/verify-summary.md 2>/dev/null; tail -n 3 /tmp/verify.log
 grep -E "instances pass|FAIL" $OUT/verify-summary.md | head -5

@@ -162,10 +162,13 @@ class KernelConfig(BaseModel):
         """fp32 accumulators a program holds: its output tile; depthwise times the multiplier, times group_channels
         for the backward directions (one accumulator per input channel of a group), and for bwd_weight, which keeps
         one pixel-tile accumulator per tap of its filter row, times filter_size; sliding-rows bwd_weight keeps one
-        accumulator row (tile_w x block_n) per filter row of its filter column."""
+        accumulator row (tile_w x block_n) per filter row of its filter column, sliding-rows bwd_data of tiny groups
+        one per input channel of a group (its filters are summed as they come, not kept)."""
         tile = self.block_m * self.block_n
         if self.sliding_rows and self.direction is Direction.bwd_weight:
             return self.tile_w * self.block_n * self.filter_size
+        if self.sliding_rows and self.direction is Direction.bwd_data and self.group_channels > 1:
+            return tile * self.group_channels
         if self.algorithm is Algorithm.depthwise:
             tile *= self.multiplier * (self.filter_size if self.direction is Direction.bwd_weight else 1)
             tile *= self.group_channels if self.direction is not Direction.fwd else 1

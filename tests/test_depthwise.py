@@ -240,9 +240,16 @@ def test_sliding_rows_pair_each_source_row_with_the_rows_it_feeds():
 def test_sliding_rows_bwd_weight_keeps_one_accumulator_row_per_filter_row():
     config = KernelConfig.from_name("bwd_weight_bf16_depthwise_t4x16c32_f7_m1_sr1_w4_v8_sk16")
     assert config.accumulator_elements == 16 * 32 * 7  # tile_w x block_n x filter rows, not block_m x ...
-    with pytest.raises(ValueError, match="bwd_weight with row stride 1 or 2 and multiplier 1; got sliding_rows=1 for "
-                                         "bwd_weight with group_channels=1, multiplier=2"):
+    with pytest.raises(ValueError, match="bwd_weight with row stride 1 or 2, multiplier 1 and one channel per group; "
+                                         "got sliding_rows=1 for bwd_weight with group_channels=1, multiplier=2"):
         KernelConfig.from_name("bwd_weight_bf16_depthwise_t4x16c32_f7_m2_sr1_w4_v8_sk16")
+
+
+def test_sliding_rows_tiny_group_bwd_data_keeps_one_accumulator_per_channel_not_per_filter():
+    sliding = KernelConfig.from_name("bwd_data_bf16_depthwise_t8x8c16_f7_m4_cpg4_sr1_w4_v8")
+    per_tap = KernelConfig.from_name("bwd_data_bf16_depthwise_t8x8c16_f7_m4_cpg4_w4_v8")
+    assert sliding.accumulator_elements == 64 * 16 * 4  # block_m x block_n x CPG: the M filters are summed as they come
+    assert per_tap.accumulator_elements == 64 * 16 * 4 * 4
 
 
 def test_depthwise_grids():

@@ -429,6 +429,8 @@ static wide resident_blocks_per_sm(const gconv_config *c) {
     if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE)  /* schemas/kernel_config.py accumulator_elements */
         accumulators = (c->sliding_rows && c->direction == GCONV_DIRECTION_BWD_WEIGHT)
                            ? (wide)c->tile_w * c->block_n * c->filter_size / threads
+                       : (c->sliding_rows && c->direction == GCONV_DIRECTION_BWD_DATA && c->group_channels > 1)
+                           ? (wide)c->block_m * c->block_n * c->group_channels / threads
                            : (wide)c->block_m * c->block_n * c->multiplier *
                                  (c->direction == GCONV_DIRECTION_BWD_WEIGHT ? c->filter_size : 1) *
                                  (c->direction == GCONV_DIRECTION_FWD ? 1 : c->group_channels) / threads;
