@@ -61,6 +61,9 @@ SHAPES = {
                            dil_h=1, dil_w=1),
     "tiny-groups-c4-s2": dict(N=1, G=8, C=4, K=1, Hi=10, Wi=9, Y=3, X=3, stride_h=2, stride_w=1, pad_h=1, pad_w=2,
                               dil_h=1, dil_w=2),
+    # Tiny groups with sliding rows (row stride 1, row dilation 1; bwd_data stride 1): a W dilation, 8 groups.
+    "tiny-groups-c4-d2w": dict(N=1, G=8, C=4, K=1, Hi=9, Wi=11, Y=3, X=3, stride_h=1, stride_w=1, pad_h=1, pad_w=2,
+                               dil_h=1, dil_w=2),
 }
 
 
