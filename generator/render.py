@@ -164,9 +164,10 @@ def has_flat_k_walk(config: KernelConfig) -> bool:
 
 def has_channel_reduce(config: KernelConfig) -> bool:
     """Whether config's template reduces over a group's channels at each tap (CHANNEL_REDUCES): the depthwise fwd
-    kernels for tiny groups, and the depthwise bwd_data kernels for tiny groups or a channel multiplier."""
+    kernels for tiny groups (sliding rows or not), and the depthwise bwd_data kernels for tiny groups or a channel
+    multiplier."""
     template = template_name(config)
-    if template == "depthwise_fwd.py.j2":
+    if template in ("depthwise_fwd.py.j2", "depthwise_sliding_fwd.py.j2"):
         return config.group_channels > 1
     return template == "depthwise_bwd_data.py.j2" and (config.group_channels > 1 or config.multiplier > 1)
 

@@ -2,7 +2,8 @@
 Triton interpreter against float64, and the support checks' exact reasons."""
 import pytest
 
-from gconv.generator.render import Provenance, checked_choices, has_channel_reduce, render, tap_loop
+from gconv.generator.render import (Provenance, checked_choices, has_channel_reduce, render, sliding_source_rows,
+                                    tap_loop)
 from gconv.runtime.grid import tile_grid
 from gconv.runtime.support import unsupported_reason
 from gconv.schemas import Direction, KernelConfig, Problem
@@ -131,8 +132,9 @@ SPLIT_CASES = [case for case in CASES if has_channel_reduce(KernelConfig.from_na
 def test_split_channel_reduction_matches_float64_reference(name, fields, tmp_path):
     config = KernelConfig.from_name(name)
     source = render(config, Provenance(("rules/x.yaml",), "test", (), "test"), {"channel_reduce": "split"})
-    assert "tl.sum(" not in source and source.count("tl.split(") == {1: 0, 2: 1, 4: 3}[
-        config.group_channels if config.direction is Direction.fwd else config.multiplier]
+    per_load = {1: 0, 2: 1, 4: 3}[config.group_channels if config.direction is Direction.fwd else config.multiplier]
+    loads = len(sliding_source_rows(config)) if config.sliding_rows else 1  # sliding rows split each row they load
+    assert "tl.sum(" not in source and source.count("tl.split(") == per_load * loads
     path = tmp_path / f"{name}.py"
     path.write_text(source)
     problem = Problem(direction=config.direction, dtype=config.dtype, **{"C": 1, **fields})
@@ -144,7 +146,9 @@ def test_split_channel_reduction_covers_the_tiny_group_and_multiplier_cases():
         "bwd_data_fp16_depthwise_t4x8c16_f7_m1_cpg4_w4_v8", "bwd_data_fp16_depthwise_t4x8c16_f7_m4_w4_v8",
         "bwd_data_fp32_depthwise_t2x4c16_f3_m4_cpg2_w2_v1", "bwd_data_fp32_depthwise_t2x4c16_f5_m2_w2_v1",
         "bwd_data_fp32_depthwise_t4x8c16_f3_m4_cpg4_w2_v1", "fwd_fp16_depthwise_t4x8c16_f3_m4_cpg4_w2_v8",
-        "fwd_fp16_depthwise_t4x8c16_f5_m1_cpg4_w4_v8", "fwd_fp32_depthwise_t2x8c16_f3_m2_cpg2_w2_v1"]
+        "fwd_fp16_depthwise_t4x8c16_f5_m1_cpg4_w4_v8", "fwd_fp16_depthwise_t8x8c8_f7_m1_cpg4_sr1_w2_v8",
+        "fwd_fp32_depthwise_t2x8c16_f3_m2_cpg2_w2_v1", "fwd_fp32_depthwise_t4x8c16_f3_m4_cpg2_sr2_w4_v1",
+        "fwd_fp32_depthwise_t4x8c16_f5_m2_cpg2_sr1_w2_v1"]
 
 
 @pytest.mark.parametrize("name, expected", [
@@ -223,8 +227,6 @@ def test_sliding_rows_support_reasons(name, changes, reason):
 
 
 def test_sliding_rows_pair_each_source_row_with_the_rows_it_feeds():
-    from gconv.generator.render import sliding_source_rows
-
     fwd = KernelConfig.from_name("fwd_fp32_depthwise_t4x8c16_f3_m1_sr2_w2_v1")  # input row h0 + 2 * i + fy
     assert sliding_source_rows(fwd) == [(0, [(0, 0)]), (1, [(0, 1)]), (2, [(0, 2), (1, 0)]), (3, [(1, 1)]),
                                         (4, [(1, 2), (2, 0)]), (5, [(2, 1)]), (6, [(2, 2), (3, 0)]), (7, [(3, 1)]),
