@@ -185,9 +185,9 @@ def channel_reduce(config: KernelConfig) -> str:
 
 
 def splits_sliding_rows(config: KernelConfig) -> bool:
-    """Whether config's kernel is the sliding-rows bwd_data kernel of tiny groups, which always reduces over a group's
-    filters the split way (its rows taken apart into [pixels, groups] tensors a filter, as the channel_reduce "split"
-    choice of the per-tap kernel does)."""
+    """Whether config's kernel is the sliding-rows bwd_data kernel of tiny groups, which has only the split reduction
+    over a group's filters (its rows taken apart into [pixels, groups] tensors a filter, as the channel_reduce "split"
+    choice of the per-tap kernel does): render_context decides "split" for it, whatever the choices say."""
     return bool(config.sliding_rows) and config.direction is Direction.bwd_data and config.group_channels > 1
 
 
@@ -276,8 +276,8 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         decided["k_walk"] = "divide"
     if not has_pipelinable_loop(config, decided["tap_loop"]):
         decided["loop_stages"] = "1"
-    if not has_channel_reduce(config):
-        decided["channel_reduce"] = "broadcast"
+    if not has_channel_reduce(config):  # the one reduction its template has
+        decided["channel_reduce"] = "split" if splits_sliding_rows(config) else "broadcast"
     if not has_filter_programs(config):
         decided["filter_programs"] = "apart"
     split_reduce = decided["channel_reduce"] == "split"
@@ -348,7 +348,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "split_program": "split_index" if adjacent else "tl.program_id(0)",
         "group_program": "group_block" if adjacent else "tl.program_id(1)",
         "filter_program": "launched % FILTER" if adjacent else "tl.program_id(2)",
-        "split_weights": split_weight_terms(config) if split_reduce or splits_sliding_rows(config) else [],
+        "split_weights": split_weight_terms(config) if split_reduce else [],
         "filters_of_group": list(range(config.multiplier)),
         "channels_of_group": list(range(config.group_channels)),
         "accumulator_shape": "(BLOCK_H * BLOCK_W, BLOCK_G, M, CPG)" if config.group_channels > 1 else
