@@ -23,6 +23,22 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-tiny-groups-seed79-default-fp16-gputime:train-tiny-groups-seed79-synthetic-fp16
   public-deepbench-default-bf16-gputime:public-deepbench-bf16"
 
+# The training problem files that hold tiny groups (C/G = 2 or 4), bf16 and the fp16 seed-79 set (never the held-out
+# files): the problems of the tiny-group A/Bs (bench/device_tiny_sliding*.sh).
+TINY_TRAIN="bench/problems/train-tiny-groups-synthetic-bf16.csv bench/problems/train-tiny-groups-seed78-synthetic-bf16.csv
+  bench/problems/train-tiny-groups-seed84-synthetic-bf16.csv bench/problems/small-groups-train-bf16.csv
+  bench/problems/train-seed11-fwd-synthetic-bf16.csv bench/problems/train-seed4-synthetic-bf16.csv
+  bench/problems/train-seed6-synthetic-bf16.csv bench/problems/train-synthetic-bf16.csv
+  bench/problems/train-tiny-groups-seed79-synthetic-fp16.csv"
+
+# tiny_twins DIRECTION LABEL DEADLINE ARGS...: ab_twins over every tiny-group depthwise kernel of `default` in
+# DIRECTION against its twin (ARGS: --set / --choice), on $TINY_TRAIN.
+tiny_twins() {
+  direction=$1 label=$2 deadline=$3; shift 3
+  ab_twins $label $deadline "$@" --algorithms depthwise --directions $direction --filter "group_channels > 1" \
+    --problems $TINY_TRAIN
+}
+
 # capi_check SECONDS: the C library's GPU check of the `tests` set (capi/device_check.sh: AOT build, ctest,
 # gconv-helper --validate), its summary lines printed and its logs in $OUT/capi.tgz.
 capi_check() {

@@ -9,17 +9,8 @@
 . bench/device_setup.sh
 start=$(date +%s)
 left() { echo $(( ${BUDGET_S:-560} - ($(date +%s) - start) )); }
-TRAIN="bench/problems/train-tiny-groups-synthetic-bf16.csv bench/problems/train-tiny-groups-seed78-synthetic-bf16.csv
-  bench/problems/train-tiny-groups-seed84-synthetic-bf16.csv bench/problems/small-groups-train-bf16.csv
-  bench/problems/train-seed11-fwd-synthetic-bf16.csv bench/problems/train-seed4-synthetic-bf16.csv
-  bench/problems/train-seed6-synthetic-bf16.csv bench/problems/train-synthetic-bf16.csv
-  bench/problems/train-tiny-groups-seed79-synthetic-fp16.csv"
-tiny_twins() {
-  label=$1 deadline=$2; shift 2
-  ab_twins $label $deadline "$@" --algorithms depthwise --directions fwd --filter "group_channels > 1" --problems $TRAIN
-}
-tiny_twins sr1 110 --set sliding_rows=1
-tiny_twins sr2 70 --set sliding_rows=2
-tiny_twins sr1-tall 110 --set sliding_rows=1 --set block_m=64 --set num_warps=4
-tiny_twins sr2-tall 70 --set sliding_rows=2 --set block_m=64 --set num_warps=4
-tiny_twins c8 $(( $(left) - 30 )) --set block_n=8
+tiny_twins fwd sr1 110 --set sliding_rows=1
+tiny_twins fwd sr2 70 --set sliding_rows=2
+tiny_twins fwd sr1-tall 110 --set sliding_rows=1 --set block_m=64 --set num_warps=4
+tiny_twins fwd sr2-tall 70 --set sliding_rows=2 --set block_m=64 --set num_warps=4
+tiny_twins fwd c8 $(( $(left) - 30 )) --set block_n=8

@@ -8,14 +8,5 @@
 . bench/device_setup.sh
 start=$(date +%s)
 left() { echo $(( ${BUDGET_S:-560} - ($(date +%s) - start) )); }
-TRAIN="bench/problems/train-tiny-groups-synthetic-bf16.csv bench/problems/train-tiny-groups-seed78-synthetic-bf16.csv
-  bench/problems/train-tiny-groups-seed84-synthetic-bf16.csv bench/problems/small-groups-train-bf16.csv
-  bench/problems/train-seed4-synthetic-bf16.csv bench/problems/train-seed6-synthetic-bf16.csv
-  bench/problems/train-synthetic-bf16.csv bench/problems/train-tiny-groups-seed79-synthetic-fp16.csv"
-tiny_twins() {
-  label=$1 deadline=$2; shift 2
-  ab_twins $label $deadline "$@" --algorithms depthwise --directions bwd_data --filter "group_channels > 1" \
-    --problems $TRAIN
-}
-tiny_twins bwd-sr1 200 --set sliding_rows=1
-tiny_twins bwd-sr1-tall $(( $(left) - 30 )) --set sliding_rows=1 --set block_m=64 --set num_warps=4
+tiny_twins bwd_data bwd-sr1 200 --set sliding_rows=1
+tiny_twins bwd_data bwd-sr1-tall $(( $(left) - 30 )) --set sliding_rows=1 --set block_m=64 --set num_warps=4

@@ -8,10 +8,5 @@
 . bench/device_setup.sh
 start=$(date +%s)
 left() { echo $(( ${BUDGET_S:-560} - ($(date +%s) - start) )); }
-TRAIN="bench/problems/train-tiny-groups-synthetic-bf16.csv bench/problems/train-tiny-groups-seed78-synthetic-bf16.csv
-  bench/problems/train-tiny-groups-seed84-synthetic-bf16.csv bench/problems/small-groups-train-bf16.csv
-  bench/problems/train-seed11-fwd-synthetic-bf16.csv bench/problems/train-seed4-synthetic-bf16.csv
-  bench/problems/train-seed6-synthetic-bf16.csv bench/problems/train-synthetic-bf16.csv
-  bench/problems/train-tiny-groups-seed79-synthetic-fp16.csv"
 ab_twins sliding-split $(( $(left) - 30 )) --choice channel_reduce=split --algorithms depthwise --directions fwd \
-  --filter "group_channels > 1 and sliding_rows > 0" --problems $TRAIN
+  --filter "group_channels > 1 and sliding_rows > 0" --problems $TINY_TRAIN

@@ -46,9 +46,9 @@ class KernelConfig(BaseModel):
     other algorithms. A depthwise config given without group_channels has one input channel per group.
 
     `sliding_rows` S > 0 (depthwise fwd with S = 1 or 2 and bwd_data with S = 1, tiny groups too; bwd_weight with
-    S = 1 or 2, multiplier 1 and one channel per group) loads each input row a pixel tile reaches once per filter column and adds it
-    into every output row it reaches, one accumulator per output row (bwd_weight: per filter row of its column), for
-    row stride S and row dilation 1; 0 is the per-tap kernel (each tap loads).
+    S = 1 or 2, multiplier 1 and one channel per group) loads each input row a pixel tile reaches once per filter
+    column and adds it into every output row it reaches, one accumulator per output row (bwd_weight: per filter row of
+    its column), for row stride S and row dilation 1; 0 is the per-tap kernel (each tap loads).
 
     `tile_w` W > 0 on an igemm fwd (bwd_data) tma kernel: pixel boxes of stride-1 convolutions, a tile's rows a box
     of block_m / W output (input) rows x W columns of one image, the operand it reduces over read per tap as a box of
