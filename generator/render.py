@@ -178,8 +178,16 @@ def channel_reduce(config: KernelConfig) -> str:
     the best kernel ran 1.72x faster in geomean on the C/G 2-4 bwd_data problems with this rule (up to 4.1x; their
     broadcast [pixels, groups, M, CPG] product went through shared memory every tap), split everywhere 1.67x (the
     kernels of one filter a group lost: 0.54-1.2x, as did C/G = 1: 0.98x); forward kernels split ran 0.91x (their
-    broadcast converts only the weights), 1.02x split where M = 1."""
+    broadcast converts only the weights), 1.02x split where M = 1.
+
+    The sliding-rows fwd kernels of tiny groups split too, except at M = C/G = 4: as twins of `default`'s on 107
+    tiny-group training problems (H100, bench/results/tiny-sliding/), the best kernel 1.056x faster in geomean under
+    this rule (worst problem 0.87x), split everywhere 1.055x (worst 0.68x: the M = C/G = 4 kernels ran 0.63-0.95x split,
+    though they need 128 registers instead of 222)."""
     if template_name(config) == "depthwise_bwd_data.py.j2" and config.group_channels > 1 and config.multiplier > 1:
+        return "split"
+    if (template_name(config) == "depthwise_sliding_fwd.py.j2" and config.group_channels > 1
+            and config.multiplier * config.group_channels < 16):
         return "split"
     return "broadcast"
 

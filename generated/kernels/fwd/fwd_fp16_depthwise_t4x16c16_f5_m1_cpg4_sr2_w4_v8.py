@@ -60,127 +60,223 @@ def kernel(
     mask_g = g < G
     in_channel = tl.program_id(1) * (BLOCK_G * CPG) + tl.arange(0, BLOCK_G * CPG)  # g * CPG + c
     mask_in = in_channel < G * CPG
-    # w[g * M + m, c, fy, fx] as [BLOCK_G, M, CPG]
-    w_offs = (g[:, None, None] * M + tl.arange(0, M)[None, :, None]) * swk + tl.arange(0, CPG)[None, None, :] * swc
-    mask_f = mask_g[:, None, None]
+    w_group = w_ptr + g * M * swk  # w[g * M + m, c, fy, fx] is at m * swk + c * swc + fy * swy + fx * swx past it
     x_image = x_ptr + n * sxn
     h0 = ho0 * STRIDE_H - pad_h  # the first input row the tile reaches
-    acc_0 = tl.zeros((BLOCK_W, BLOCK_G, M), dtype=tl.float32)
-    acc_1 = tl.zeros((BLOCK_W, BLOCK_G, M), dtype=tl.float32)
-    acc_2 = tl.zeros((BLOCK_W, BLOCK_G, M), dtype=tl.float32)
-    acc_3 = tl.zeros((BLOCK_W, BLOCK_G, M), dtype=tl.float32)
+    acc_0_0 = tl.zeros((BLOCK_W, BLOCK_G), dtype=tl.float32)  # output row 0, channel g * M + 0
+    acc_1_0 = tl.zeros((BLOCK_W, BLOCK_G), dtype=tl.float32)  # output row 1, channel g * M + 0
+    acc_2_0 = tl.zeros((BLOCK_W, BLOCK_G), dtype=tl.float32)  # output row 2, channel g * M + 0
+    acc_3_0 = tl.zeros((BLOCK_W, BLOCK_G), dtype=tl.float32)  # output row 3, channel g * M + 0
     for fx in range(FILTER):
         w = wo * stride_w - pad_w + fx * dil_w
         column_mask = (mask_w & (w >= 0) & (w < Wi))[:, None] & mask_in[None, :]
         column_offs = (w * sxw)[:, None] + in_channel[None, :]
-        wv_0 = tl.load(w_ptr + w_offs + 0 * swy + fx * swx, mask=mask_f, other=0.0).to(tl.float32)
-        wv_1 = tl.load(w_ptr + w_offs + 1 * swy + fx * swx, mask=mask_f, other=0.0).to(tl.float32)
-        wv_2 = tl.load(w_ptr + w_offs + 2 * swy + fx * swx, mask=mask_f, other=0.0).to(tl.float32)
-        wv_3 = tl.load(w_ptr + w_offs + 3 * swy + fx * swx, mask=mask_f, other=0.0).to(tl.float32)
-        wv_4 = tl.load(w_ptr + w_offs + 4 * swy + fx * swx, mask=mask_f, other=0.0).to(tl.float32)
+        w_column = w_group + fx * swx
+        w_0_0_0 = tl.load(w_column + 0 * swy, mask=mask_g, other=0.0).to(tl.float32)
+        w_0_0_1 = tl.load(w_column + 0 * swy + swc, mask=mask_g, other=0.0).to(tl.float32)
+        w_0_0_2 = tl.load(w_column + 0 * swy + 2 * swc, mask=mask_g, other=0.0).to(tl.float32)
+        w_0_0_3 = tl.load(w_column + 0 * swy + 3 * swc, mask=mask_g, other=0.0).to(tl.float32)
+        w_1_0_0 = tl.load(w_column + 1 * swy, mask=mask_g, other=0.0).to(tl.float32)
+        w_1_0_1 = tl.load(w_column + 1 * swy + swc, mask=mask_g, other=0.0).to(tl.float32)
+        w_1_0_2 = tl.load(w_column + 1 * swy + 2 * swc, mask=mask_g, other=0.0).to(tl.float32)
+        w_1_0_3 = tl.load(w_column + 1 * swy + 3 * swc, mask=mask_g, other=0.0).to(tl.float32)
+        w_2_0_0 = tl.load(w_column + 2 * swy, mask=mask_g, other=0.0).to(tl.float32)
+        w_2_0_1 = tl.load(w_column + 2 * swy + swc, mask=mask_g, other=0.0).to(tl.float32)
+        w_2_0_2 = tl.load(w_column + 2 * swy + 2 * swc, mask=mask_g, other=0.0).to(tl.float32)
+        w_2_0_3 = tl.load(w_column + 2 * swy + 3 * swc, mask=mask_g, other=0.0).to(tl.float32)
+        w_3_0_0 = tl.load(w_column + 3 * swy, mask=mask_g, other=0.0).to(tl.float32)
+        w_3_0_1 = tl.load(w_column + 3 * swy + swc, mask=mask_g, other=0.0).to(tl.float32)
+        w_3_0_2 = tl.load(w_column + 3 * swy + 2 * swc, mask=mask_g, other=0.0).to(tl.float32)
+        w_3_0_3 = tl.load(w_column + 3 * swy + 3 * swc, mask=mask_g, other=0.0).to(tl.float32)
+        w_4_0_0 = tl.load(w_column + 4 * swy, mask=mask_g, other=0.0).to(tl.float32)
+        w_4_0_1 = tl.load(w_column + 4 * swy + swc, mask=mask_g, other=0.0).to(tl.float32)
+        w_4_0_2 = tl.load(w_column + 4 * swy + 2 * swc, mask=mask_g, other=0.0).to(tl.float32)
+        w_4_0_3 = tl.load(w_column + 4 * swy + 3 * swc, mask=mask_g, other=0.0).to(tl.float32)
         h = h0 + 0
         x_offs = h * sxh + column_offs
         x_offs = tl.max_contiguous(tl.multiple_of(x_offs, [1, VEC]), [1, VEC])
         xv = tl.load(x_image + x_offs, mask=tl.where((h >= 0) & (h < Hi), column_mask, False),
                     other=0.0).to(tl.float32)
-        xv = tl.reshape(xv, (BLOCK_W, BLOCK_G, 1, CPG))
-        acc_0 += tl.sum(xv * wv_0[None, :, :, :], axis=3)
+        x_even, x_odd = tl.split(tl.reshape(xv, (BLOCK_W, BLOCK_G, 2, 2)))
+        x_0, x_2 = tl.split(x_even)
+        x_1, x_3 = tl.split(x_odd)
+        acc_0_0 += x_0 * w_0_0_0[None, :]
+        acc_0_0 += x_1 * w_0_0_1[None, :]
+        acc_0_0 += x_2 * w_0_0_2[None, :]
+        acc_0_0 += x_3 * w_0_0_3[None, :]
         h = h0 + 1
         x_offs = h * sxh + column_offs
         x_offs = tl.max_contiguous(tl.multiple_of(x_offs, [1, VEC]), [1, VEC])
         xv = tl.load(x_image + x_offs, mask=tl.where((h >= 0) & (h < Hi), column_mask, False),
                     other=0.0).to(tl.float32)
-        xv = tl.reshape(xv, (BLOCK_W, BLOCK_G, 1, CPG))
-        acc_0 += tl.sum(xv * wv_1[None, :, :, :], axis=3)
+        x_even, x_odd = tl.split(tl.reshape(xv, (BLOCK_W, BLOCK_G, 2, 2)))
+        x_0, x_2 = tl.split(x_even)
+        x_1, x_3 = tl.split(x_odd)
+        acc_0_0 += x_0 * w_1_0_0[None, :]
+        acc_0_0 += x_1 * w_1_0_1[None, :]
+        acc_0_0 += x_2 * w_1_0_2[None, :]
+        acc_0_0 += x_3 * w_1_0_3[None, :]
         h = h0 + 2
         x_offs = h * sxh + column_offs
         x_offs = tl.max_contiguous(tl.multiple_of(x_offs, [1, VEC]), [1, VEC])
         xv = tl.load(x_image + x_offs, mask=tl.where((h >= 0) & (h < Hi), column_mask, False),
                     other=0.0).to(tl.float32)
-        xv = tl.reshape(xv, (BLOCK_W, BLOCK_G, 1, CPG))
-        acc_0 += tl.sum(xv * wv_2[None, :, :, :], axis=3)
-        acc_1 += tl.sum(xv * wv_0[None, :, :, :], axis=3)
+        x_even, x_odd = tl.split(tl.reshape(xv, (BLOCK_W, BLOCK_G, 2, 2)))
+        x_0, x_2 = tl.split(x_even)
+        x_1, x_3 = tl.split(x_odd)
+        acc_0_0 += x_0 * w_2_0_0[None, :]
+        acc_0_0 += x_1 * w_2_0_1[None, :]
+        acc_0_0 += x_2 * w_2_0_2[None, :]
+        acc_0_0 += x_3 * w_2_0_3[None, :]
+        acc_1_0 += x_0 * w_0_0_0[None, :]
+        acc_1_0 += x_1 * w_0_0_1[None, :]
+        acc_1_0 += x_2 * w_0_0_2[None, :]
+        acc_1_0 += x_3 * w_0_0_3[None, :]
         h = h0 + 3
         x_offs = h * sxh + column_offs
         x_offs = tl.max_contiguous(tl.multiple_of(x_offs, [1, VEC]), [1, VEC])
         xv = tl.load(x_image + x_offs, mask=tl.where((h >= 0) & (h < Hi), column_mask, False),
                     other=0.0).to(tl.float32)
-        xv = tl.reshape(xv, (BLOCK_W, BLOCK_G, 1, CPG))
-        acc_0 += tl.sum(xv * wv_3[None, :, :, :], axis=3)
-        acc_1 += tl.sum(xv * wv_1[None, :, :, :], axis=3)
+        x_even, x_odd = tl.split(tl.reshape(xv, (BLOCK_W, BLOCK_G, 2, 2)))
+        x_0, x_2 = tl.split(x_even)
+        x_1, x_3 = tl.split(x_odd)
+        acc_0_0 += x_0 * w_3_0_0[None, :]
+        acc_0_0 += x_1 * w_3_0_1[None, :]
+        acc_0_0 += x_2 * w_3_0_2[None, :]
+        acc_0_0 += x_3 * w_3_0_3[None, :]
+        acc_1_0 += x_0 * w_1_0_0[None, :]
+        acc_1_0 += x_1 * w_1_0_1[None, :]
+        acc_1_0 += x_2 * w_1_0_2[None, :]
+        acc_1_0 += x_3 * w_1_0_3[None, :]
         h = h0 + 4
         x_offs = h * sxh + column_offs
         x_offs = tl.max_contiguous(tl.multiple_of(x_offs, [1, VEC]), [1, VEC])
         xv = tl.load(x_image + x_offs, mask=tl.where((h >= 0) & (h < Hi), column_mask, False),
                     other=0.0).to(tl.float32)
-        xv = tl.reshape(xv, (BLOCK_W, BLOCK_G, 1, CPG))
-        acc_0 += tl.sum(xv * wv_4[None, :, :, :], axis=3)
-        acc_1 += tl.sum(xv * wv_2[None, :, :, :], axis=3)
-        acc_2 += tl.sum(xv * wv_0[None, :, :, :], axis=3)
+        x_even, x_odd = tl.split(tl.reshape(xv, (BLOCK_W, BLOCK_G, 2, 2)))
+        x_0, x_2 = tl.split(x_even)
+        x_1, x_3 = tl.split(x_odd)
+        acc_0_0 += x_0 * w_4_0_0[None, :]
+        acc_0_0 += x_1 * w_4_0_1[None, :]
+        acc_0_0 += x_2 * w_4_0_2[None, :]
+        acc_0_0 += x_3 * w_4_0_3[None, :]
+        acc_1_0 += x_0 * w_2_0_0[None, :]
+        acc_1_0 += x_1 * w_2_0_1[None, :]
+        acc_1_0 += x_2 * w_2_0_2[None, :]
+        acc_1_0 += x_3 * w_2_0_3[None, :]
+        acc_2_0 += x_0 * w_0_0_0[None, :]
+        acc_2_0 += x_1 * w_0_0_1[None, :]
+        acc_2_0 += x_2 * w_0_0_2[None, :]
+        acc_2_0 += x_3 * w_0_0_3[None, :]
         h = h0 + 5
         x_offs = h * sxh + column_offs
         x_offs = tl.max_contiguous(tl.multiple_of(x_offs, [1, VEC]), [1, VEC])
         xv = tl.load(x_image + x_offs, mask=tl.where((h >= 0) & (h < Hi), column_mask, False),
                     other=0.0).to(tl.float32)
-        xv = tl.reshape(xv, (BLOCK_W, BLOCK_G, 1, CPG))
-        acc_1 += tl.sum(xv * wv_3[None, :, :, :], axis=3)
-        acc_2 += tl.sum(xv * wv_1[None, :, :, :], axis=3)
+        x_even, x_odd = tl.split(tl.reshape(xv, (BLOCK_W, BLOCK_G, 2, 2)))
+        x_0, x_2 = tl.split(x_even)
+        x_1, x_3 = tl.split(x_odd)
+        acc_1_0 += x_0 * w_3_0_0[None, :]
+        acc_1_0 += x_1 * w_3_0_1[None, :]
+        acc_1_0 += x_2 * w_3_0_2[None, :]
+        acc_1_0 += x_3 * w_3_0_3[None, :]
+        acc_2_0 += x_0 * w_1_0_0[None, :]
+        acc_2_0 += x_1 * w_1_0_1[None, :]
+        acc_2_0 += x_2 * w_1_0_2[None, :]
+        acc_2_0 += x_3 * w_1_0_3[None, :]
         h = h0 + 6
         x_offs = h * sxh + column_offs
         x_offs = tl.max_contiguous(tl.multiple_of(x_offs, [1, VEC]), [1, VEC])
         xv = tl.load(x_image + x_offs, mask=tl.where((h >= 0) & (h < Hi), column_mask, False),
                     other=0.0).to(tl.float32)
-        xv = tl.reshape(xv, (BLOCK_W, BLOCK_G, 1, CPG))
-        acc_1 += tl.sum(xv * wv_4[None, :, :, :], axis=3)
-        acc_2 += tl.sum(xv * wv_2[None, :, :, :], axis=3)
-        acc_3 += tl.sum(xv * wv_0[None, :, :, :], axis=3)
+        x_even, x_odd = tl.split(tl.reshape(xv, (BLOCK_W, BLOCK_G, 2, 2)))
+        x_0, x_2 = tl.split(x_even)
+        x_1, x_3 = tl.split(x_odd)
+        acc_1_0 += x_0 * w_4_0_0[None, :]
+        acc_1_0 += x_1 * w_4_0_1[None, :]
+        acc_1_0 += x_2 * w_4_0_2[None, :]
+        acc_1_0 += x_3 * w_4_0_3[None, :]
+        acc_2_0 += x_0 * w_2_0_0[None, :]
+        acc_2_0 += x_1 * w_2_0_1[None, :]
+        acc_2_0 += x_2 * w_2_0_2[None, :]
+        acc_2_0 += x_3 * w_2_0_3[None, :]
+        acc_3_0 += x_0 * w_0_0_0[None, :]
+        acc_3_0 += x_1 * w_0_0_1[None, :]
+        acc_3_0 += x_2 * w_0_0_2[None, :]
+        acc_3_0 += x_3 * w_0_0_3[None, :]
         h = h0 + 7
         x_offs = h * sxh + column_offs
         x_offs = tl.max_contiguous(tl.multiple_of(x_offs, [1, VEC]), [1, VEC])
         xv = tl.load(x_image + x_offs, mask=tl.where((h >= 0) & (h < Hi), column_mask, False),
                     other=0.0).to(tl.float32)
-        xv = tl.reshape(xv, (BLOCK_W, BLOCK_G, 1, CPG))
-        acc_2 += tl.sum(xv * wv_3[None, :, :, :], axis=3)
-        acc_3 += tl.sum(xv * wv_1[None, :, :, :], axis=3)
+        x_even, x_odd = tl.split(tl.reshape(xv, (BLOCK_W, BLOCK_G, 2, 2)))
+        x_0, x_2 = tl.split(x_even)
+        x_1, x_3 = tl.split(x_odd)
+        acc_2_0 += x_0 * w_3_0_0[None, :]
+        acc_2_0 += x_1 * w_3_0_1[None, :]
+        acc_2_0 += x_2 * w_3_0_2[None, :]
+        acc_2_0 += x_3 * w_3_0_3[None, :]
+        acc_3_0 += x_0 * w_1_0_0[None, :]
+        acc_3_0 += x_1 * w_1_0_1[None, :]
+        acc_3_0 += x_2 * w_1_0_2[None, :]
+        acc_3_0 += x_3 * w_1_0_3[None, :]
         h = h0 + 8
         x_offs = h * sxh + column_offs
         x_offs = tl.max_contiguous(tl.multiple_of(x_offs, [1, VEC]), [1, VEC])
         xv = tl.load(x_image + x_offs, mask=tl.where((h >= 0) & (h < Hi), column_mask, False),
                     other=0.0).to(tl.float32)
-        xv = tl.reshape(xv, (BLOCK_W, BLOCK_G, 1, CPG))
-        acc_2 += tl.sum(xv * wv_4[None, :, :, :], axis=3)
-        acc_3 += tl.sum(xv * wv_2[None, :, :, :], axis=3)
+        x_even, x_odd = tl.split(tl.reshape(xv, (BLOCK_W, BLOCK_G, 2, 2)))
+        x_0, x_2 = tl.split(x_even)
+        x_1, x_3 = tl.split(x_odd)
+        acc_2_0 += x_0 * w_4_0_0[None, :]
+        acc_2_0 += x_1 * w_4_0_1[None, :]
+        acc_2_0 += x_2 * w_4_0_2[None, :]
+        acc_2_0 += x_3 * w_4_0_3[None, :]
+        acc_3_0 += x_0 * w_2_0_0[None, :]
+        acc_3_0 += x_1 * w_2_0_1[None, :]
+        acc_3_0 += x_2 * w_2_0_2[None, :]
+        acc_3_0 += x_3 * w_2_0_3[None, :]
         h = h0 + 9
         x_offs = h * sxh + column_offs
         x_offs = tl.max_contiguous(tl.multiple_of(x_offs, [1, VEC]), [1, VEC])
         xv = tl.load(x_image + x_offs, mask=tl.where((h >= 0) & (h < Hi), column_mask, False),
                     other=0.0).to(tl.float32)
-        xv = tl.reshape(xv, (BLOCK_W, BLOCK_G, 1, CPG))
-        acc_3 += tl.sum(xv * wv_3[None, :, :, :], axis=3)
+        x_even, x_odd = tl.split(tl.reshape(xv, (BLOCK_W, BLOCK_G, 2, 2)))
+        x_0, x_2 = tl.split(x_even)
+        x_1, x_3 = tl.split(x_odd)
+        acc_3_0 += x_0 * w_3_0_0[None, :]
+        acc_3_0 += x_1 * w_3_0_1[None, :]
+        acc_3_0 += x_2 * w_3_0_2[None, :]
+        acc_3_0 += x_3 * w_3_0_3[None, :]
         h = h0 + 10
         x_offs = h * sxh + column_offs
         x_offs = tl.max_contiguous(tl.multiple_of(x_offs, [1, VEC]), [1, VEC])
         xv = tl.load(x_image + x_offs, mask=tl.where((h >= 0) & (h < Hi), column_mask, False),
                     other=0.0).to(tl.float32)
-        xv = tl.reshape(xv, (BLOCK_W, BLOCK_G, 1, CPG))
-        acc_3 += tl.sum(xv * wv_4[None, :, :, :], axis=3)
+        x_even, x_odd = tl.split(tl.reshape(xv, (BLOCK_W, BLOCK_G, 2, 2)))
+        x_0, x_2 = tl.split(x_even)
+        x_1, x_3 = tl.split(x_odd)
+        acc_3_0 += x_0 * w_4_0_0[None, :]
+        acc_3_0 += x_1 * w_4_0_1[None, :]
+        acc_3_0 += x_2 * w_4_0_2[None, :]
+        acc_3_0 += x_3 * w_4_0_3[None, :]
 
     out_channel = tl.program_id(1) * (BLOCK_G * M) + tl.arange(0, BLOCK_G * M)
     y_columns = (n * syn + wo * syw)[:, None] + out_channel[None, :]
     mask_out = mask_w[:, None] & (out_channel < G * M)[None, :]
     y_offs = (ho0 + 0) * syh + y_columns
     y_offs = tl.max_contiguous(tl.multiple_of(y_offs, [1, VEC]), [1, VEC])
-    out = tl.reshape(acc_0, (BLOCK_W, BLOCK_G * M))
+    out = tl.reshape(acc_0_0, (BLOCK_W, BLOCK_G * M))
     tl.store(y_ptr + y_offs, out.to(y_ptr.dtype.element_ty), mask=tl.where(ho0 + 0 < Ho, mask_out, False))
     y_offs = (ho0 + 1) * syh + y_columns
     y_offs = tl.max_contiguous(tl.multiple_of(y_offs, [1, VEC]), [1, VEC])
-    out = tl.reshape(acc_1, (BLOCK_W, BLOCK_G * M))
+    out = tl.reshape(acc_1_0, (BLOCK_W, BLOCK_G * M))
     tl.store(y_ptr + y_offs, out.to(y_ptr.dtype.element_ty), mask=tl.where(ho0 + 1 < Ho, mask_out, False))
     y_offs = (ho0 + 2) * syh + y_columns
     y_offs = tl.max_contiguous(tl.multiple_of(y_offs, [1, VEC]), [1, VEC])
-    out = tl.reshape(acc_2, (BLOCK_W, BLOCK_G * M))
+    out = tl.reshape(acc_2_0, (BLOCK_W, BLOCK_G * M))
     tl.store(y_ptr + y_offs, out.to(y_ptr.dtype.element_ty), mask=tl.where(ho0 + 2 < Ho, mask_out, False))
     y_offs = (ho0 + 3) * syh + y_columns
     y_offs = tl.max_contiguous(tl.multiple_of(y_offs, [1, VEC]), [1, VEC])
-    out = tl.reshape(acc_3, (BLOCK_W, BLOCK_G * M))
+    out = tl.reshape(acc_3_0, (BLOCK_W, BLOCK_G * M))
     tl.store(y_ptr + y_offs, out.to(y_ptr.dtype.element_ty), mask=tl.where(ho0 + 3 < Ho, mask_out, False))
