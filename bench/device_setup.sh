@@ -18,6 +18,7 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-tiny-groups-default-bf16:train-tiny-groups-synthetic-bf16
   train-tiny-groups-seed78-default-bf16-gputime:train-tiny-groups-seed78-synthetic-bf16
   train-tiny-groups-seed84-default-bf16-gputime:train-tiny-groups-seed84-synthetic-bf16
+  train-tiny-groups-small-seed86-default-bf16-gputime:train-tiny-groups-small-seed86-synthetic-bf16
   train-default-fp16-gputime:train-synthetic-fp16
   train-seed5-default-fp16-gputime:train-seed5-synthetic-fp16 train-seed9-default-fp16-gputime:train-seed9-synthetic-fp16
   train-tiny-groups-seed79-default-fp16-gputime:train-tiny-groups-seed79-synthetic-fp16
@@ -29,7 +30,7 @@ TINY_TRAIN="bench/problems/train-tiny-groups-synthetic-bf16.csv bench/problems/t
   bench/problems/train-tiny-groups-seed84-synthetic-bf16.csv bench/problems/small-groups-train-bf16.csv
   bench/problems/train-seed11-fwd-synthetic-bf16.csv bench/problems/train-seed4-synthetic-bf16.csv
   bench/problems/train-seed6-synthetic-bf16.csv bench/problems/train-synthetic-bf16.csv
-  bench/problems/train-tiny-groups-seed79-synthetic-fp16.csv"
+  bench/problems/train-tiny-groups-seed79-synthetic-fp16.csv bench/problems/train-tiny-groups-small-seed86-synthetic-bf16.csv"
 
 # tiny_twins DIRECTION LABEL DEADLINE ARGS...: ab_twins over every tiny-group depthwise kernel of `default` in
 # DIRECTION against its twin (ARGS: --set / --choice), on $TINY_TRAIN.
