@@ -10,7 +10,8 @@ twins that are new instances of the rule set), against the base everywhere.
 
 Prints the geomean of base / twin per kernel (worst first: the kernels a rule should keep on the base), then per
 direction x shape class the best kernel's speed-up under the rule over the best base kernel of each problem:
-geomean, worst problem and problem count. Rows where either side failed (no time) are left out.
+geomean, worst problem and problem count. Rows where either side failed (no time) or was wrong (error above the
+device verification's bound, twice: against cuDNN's output) are left out; the wrong kernels are named.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gconv.errors import GconvError
+from gconv.runtime.reference import RELATIVE_ERROR_BOUND
 from gconv.runtime.registry import load_arch_spec
 from gconv.schemas import KernelConfig
 from gconv.schemas.expressions import parse
@@ -31,16 +33,31 @@ from bench.summary import geomean
 from generator.derived import constraint_environment
 
 
-def read_pairs(paths: list[Path]) -> list[dict]:
-    """The timed (problem, kernel) pairs of ab_variant CSVs (.csv or .csv.gz), times as floats."""
+def read_pairs(paths: list[Path], wrong: list[dict] | None = None) -> list[dict]:
+    """The timed (problem, kernel) pairs of ab_variant CSVs (.csv or .csv.gz), times as floats. A pair where either
+    kernel's output was wrong (output_is_wrong) is left out, and appended to wrong when given: a fast wrong kernel is
+    no candidate."""
     rows = []
     for path in paths:
         opener = gzip.open if path.suffix == ".gz" else open
         with opener(path, "rt", newline="") as handle:
             for row in csv.DictReader(handle):
-                if row["base_ms"] and row["twin_ms"] and float(row["base_ms"]) > 0 and float(row["twin_ms"]) > 0:
-                    rows.append({**row, "base_ms": float(row["base_ms"]), "twin_ms": float(row["twin_ms"])})
+                if not (row["base_ms"] and row["twin_ms"] and float(row["base_ms"]) > 0 and float(row["twin_ms"]) > 0):
+                    continue
+                if output_is_wrong(row):
+                    if wrong is not None:
+                        wrong.append(row)
+                    continue
+                rows.append({**row, "base_ms": float(row["base_ms"]), "twin_ms": float(row["twin_ms"])})
     return rows
+
+
+def output_is_wrong(row: dict) -> bool:
+    """Whether the base's or the twin's error in an ab_variant row exceeds twice the device verification's bound for
+    its dtype (the base kernel's, which the twin shares): the error is against cuDNN's output, itself rounded, not
+    against float64 (a kernel that is wrong is off by about 1). An error not measured (empty) is not wrong."""
+    bound = 2 * RELATIVE_ERROR_BOUND[KernelConfig.from_name(row["base"]).dtype]
+    return any(row[column] and not float(row[column]) <= bound for column in ("base_err", "twin_err"))
 
 
 def kernel_speedups(rows: list[dict]) -> list[tuple[str, int, float]]:
@@ -104,12 +121,17 @@ def main(argv: list[str] | None = None) -> int:
                                           "twin's axes and constraint fields on sm_90)")
     args = parser.parse_args(argv)
     try:
-        rows = read_pairs(args.files)
+        wrong: list[dict] = []
+        rows = read_pairs(args.files, wrong)
         by_rule = (added_twin_speedups(rows, args.add_twins) if args.add_twins
                    else rule_speedups(rows, args.keep_base))
     except (OSError, KeyError, ValueError, GconvError) as error:
         print(f"ab_rule: {error}", file=sys.stderr)
         return 2
+    if wrong:
+        kernels = sorted({row["twin"] if output_is_wrong({**row, "base_err": ""}) else row["base"] for row in wrong})
+        print(f"left out {len(wrong)} pairs whose output was wrong (error against cuDNN's above twice the dtype's "
+              f"bound), kernels: {', '.join(kernels)}\n")
     print("base / twin per kernel (geomean over its problems), worst first:")
     for name, count, speedup in kernel_speedups(rows):
         print(f"  {speedup:5.2f}x  ({count:3})  {name}")

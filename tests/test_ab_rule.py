@@ -77,3 +77,22 @@ def test_added_twins_must_be_kernel_names_and_fields_known(tmp_path, capsys):
         main([str(named), "--add-twins", "block_m == 64", "--keep-base", "block_m == 16"])
     assert exit_info.value.code == 2
     assert capsys.readouterr().err.endswith("error: argument --keep-base: not allowed with argument --add-twins\n")
+
+
+def test_pairs_with_a_wrong_output_are_left_out_and_named(tmp_path, capsys):
+    """A twin whose output is off cuDNN's by more than twice the dtype's bound (bf16: 3e-2) is no candidate, however
+    fast."""
+    text = HEADER + (f"p1,fwd,C/G<=16,{NARROW},{WIDE},1.0,0.5,0.004,1.57,9\n"  # the fast twin is wrong
+                     f"p1,fwd,C/G<=16,{WIDE},{NARROW},2.0,1.8,0.004,0.06,9\n"  # at twice the bound: right
+                     f"p2,fwd,C/G<=16,{NARROW},{WIDE},1.0,2.0,nan,0.001,9\n")  # a NaN error: wrong
+    path = tmp_path / "ab.csv"
+    path.write_text(text)
+    wrong = []
+    rows = read_pairs([path], wrong)
+    assert [(row["problem"], row["base"]) for row in rows] == [("p1", WIDE)]
+    assert [row["problem"] for row in wrong] == ["p1", "p2"]
+    assert main([str(path), "--add-twins", "block_m > 0"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("left out 2 pairs whose output was wrong (error against cuDNN's above twice the dtype's "
+                          f"bound), kernels: {NARROW}, {WIDE}\n")
+    assert "1.111x" in out  # p1's best: 2.0 base -> 1.8 twin
