@@ -50,6 +50,29 @@ def synthetic_problems(count: int, seed: int, directions=tuple(Direction), dtype
     return [Problem(direction=d, dtype=t, **s) for s in shapes for d in directions for t in dtypes]
 
 
+def odd_channel_problems(count: int, seed: int, dtype: DType = DType.bf16) -> list[Problem]:
+    """count shapes x three directions with C/G a multiple of 8 but not of 32 (24 to 80; half of them 24, where groups
+    can still be merged) and K/G = C/G or twice it, 3x3 to 7x7 filters, N 8 or 32, 28 to 128 pixels square: the
+    channel counts where every implicit-GEMM tile pads its reduction or its filters."""
+    rng = random.Random(seed)
+    shapes = []
+    while len(shapes) < count:
+        C = 24 if len(shapes) % 2 == 0 else rng.choice([40, 48, 56, 80])
+        K = rng.choice([C, C, 2 * C])
+        G = rng.choice([2, 4, 8, 16, 32])
+        Y = rng.choice([3, 3, 5, 7])
+        stride = rng.choice([1, 1, 2])
+        dilation = rng.choice([1, 1, 1, 2])
+        H = rng.choice([s for s in SPATIAL if 28 <= s <= 128])
+        N = rng.choice([8, 32])
+        if N * G * max(C, K) * H * H > MAX_ACTIVATION_ELEMENTS // 2:
+            continue
+        pad = dilation * (Y - 1) // 2
+        shapes.append(dict(N=N, G=G, C=C, K=K, Hi=H, Wi=H, Y=Y, X=Y, stride_h=stride, stride_w=stride, pad_h=pad,
+                           pad_w=pad, dil_h=dilation, dil_w=dilation))
+    return [Problem(direction=d, dtype=dtype, **s) for s in shapes for d in Direction]
+
+
 def pointwise_problems(count: int, seed: int, dtype: DType = DType.bf16, batches=BATCHES) -> list[Problem]:
     """count fwd problems of 1x1, stride-1, unpadded grouped convolutions (what explicit-GEMM kernels run): 8 to 640
     channels per group, 1 to 32 groups."""

@@ -1,0 +1,14 @@
+# The merged-group 128 x 64 tiles of 64-deep steps `default` took from bench/results/odd-channels/, on the device with
+# carry [".whl"]:  bash bench/device_merge_deep.sh    (name the machine nvidia-h100-x1; BUDGET_S, default 560)
+# 1. every such instance of `default` in bf16 and fp16 against float64 on the first two device shapes it supports
+#    ($OUT/verify-summary.md);
+# 2. then every committed sweep resumed: the new kernels are the missing (problem, kernel) pairs ($OUT/resumed.tgz;
+#    run bash bench/device_resume_sweeps.sh for what is left).
+. bench/device_setup.sh
+start=$(date +%s)
+left() { echo $(( ${BUDGET_S:-560} - ($(date +%s) - start) )); }
+timeout 150 python3 bench/verify_device.py --rule-set default --dtypes bf16 fp16 \
+  --filter "rule in ['igemm-fwd-merge-deep', 'igemm-bwd-data-merge-deep']" \
+  --shapes-per-instance 2 --out /tmp/verify --deadline-s 130 > /tmp/verify.log 2>&1
+echo "verify rc=$?"; cp /tmp/verify/summary.md $OUT/verify-summary.md 2>/dev/null; tail -n 3 /tmp/verify.log
+STAGE_DIR=/tmp/gconv-stage resume_sweeps resumed $ALL_SWEEPS
