@@ -4,16 +4,34 @@ whose names contain a token (what a kernel family adds, measured in the same fil
 the roofline (where the geomean loses most):
 
     python bench/summarise_sweeps.py bench/results/train-*-bf16*.csv [--without k64_] [--worst 5]
+    python bench/summarise_sweeps.py --all-sweeps [--worst 5]    # every committed sweep (issue 4's numbers)
+
+--all-sweeps reads the files from bench/device_setup.sh's ALL_SWEEPS (RESULT:PROBLEMS pairs: bench/results/RESULT.csv).
 """
 from __future__ import annotations
 
 import argparse
+import re
 from collections import defaultdict
 from pathlib import Path
 
 from gconv.bench.profile import best_per_problem, summarise
 from gconv.bench.rows import read_rows
+from gconv.paths import REPO_ROOT
 from gconv.tables import table
+
+
+DEVICE_SETUP = REPO_ROOT / "bench" / "device_setup.sh"
+RESULTS = REPO_ROOT / "bench" / "results"
+
+
+def all_sweep_files(setup_text: str, results: Path = RESULTS) -> list[Path]:
+    """The CSVs of ALL_SWEEPS="RESULT:PROBLEMS ..." in a device setup script's text (results/RESULT.csv), sorted, each
+    once (a result measured from two problem files is listed twice there)."""
+    match = re.search(r'^ALL_SWEEPS="([^"]*)"', setup_text, re.MULTILINE)
+    if match is None:
+        raise ValueError("no ALL_SWEEPS=\"...\" list in the device setup script")
+    return sorted({results / f"{pair.split(':')[0]}.csv" for pair in match.group(1).split()})
 
 
 def sweep_rows(files: list[Path], without: str | None = None) -> list[dict]:
@@ -40,14 +58,18 @@ def furthest_from_roofline(rows: list[dict], count: int) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument("--all-sweeps", action="store_true", help="every file of bench/device_setup.sh's ALL_SWEEPS")
     parser.add_argument("--without", metavar="TOKEN", help="leave out kernels whose names contain TOKEN")
     parser.add_argument("--worst", type=int, default=0, metavar="N",
                         help="also list the N problems per direction furthest from the roofline")
     args = parser.parse_args(argv)
     if args.worst < 0:
         parser.error(f"--worst must be 0 or more, got {args.worst}")
-    rows = sweep_rows(args.files, args.without)
+    if args.all_sweeps == bool(args.files):
+        parser.error("give sweep CSVs or --all-sweeps (one of them)")
+    files = all_sweep_files(DEVICE_SETUP.read_text()) if args.all_sweeps else args.files
+    rows = sweep_rows(files, args.without)
     print(summarise(rows))
     if args.worst:
         print()

@@ -246,3 +246,19 @@ def test_summarise_sweeps_lists_the_problems_furthest_from_the_roofline(tmp_path
     assert len(furthest_from_roofline(rows, 1).splitlines()) == 3
     with pytest.raises(SystemExit):
         main([str(far), "--worst", "-1"])
+
+
+def test_summarise_sweeps_reads_every_committed_sweep_from_the_device_setup(tmp_path):
+    from gconv.bench.summarise_sweeps import DEVICE_SETUP, RESULTS, all_sweep_files, main
+
+    text = 'X=1\nALL_SWEEPS="b:p1 fp16/a:p2\n  fp16/a:p3 c:p4"\nTINY="d:p5"\n'
+    assert all_sweep_files(text, tmp_path) == [tmp_path / "b.csv", tmp_path / "c.csv", tmp_path / "fp16" / "a.csv"]
+    with pytest.raises(ValueError, match='no ALL_SWEEPS="..." list in the device setup script'):
+        all_sweep_files("TINY=1\n")
+    committed = all_sweep_files(DEVICE_SETUP.read_text())
+    assert RESULTS / "heldout-seed6007-default-bf16-gputime.csv" in committed and len(committed) >= 21
+    assert all(path.exists() for path in committed)
+    with pytest.raises(SystemExit):
+        main(["--all-sweeps", str(committed[0])])
+    with pytest.raises(SystemExit):
+        main([])
