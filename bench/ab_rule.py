@@ -35,7 +35,7 @@ from generator.derived import constraint_environment
 
 def read_pairs(paths: list[Path], wrong: list[dict] | None = None) -> list[dict]:
     """The timed (problem, kernel) pairs of ab_variant CSVs (.csv or .csv.gz), times as floats. A pair where either
-    kernel's output was wrong (output_is_wrong) is left out, and appended to wrong when given: a fast wrong kernel is
+    kernel's output was wrong (wrong_kernels) is left out, and appended to wrong when given: a fast wrong kernel is
     no candidate."""
     rows = []
     for path in paths:
@@ -44,7 +44,7 @@ def read_pairs(paths: list[Path], wrong: list[dict] | None = None) -> list[dict]
             for row in csv.DictReader(handle):
                 if not (row["base_ms"] and row["twin_ms"] and float(row["base_ms"]) > 0 and float(row["twin_ms"]) > 0):
                     continue
-                if output_is_wrong(row):
+                if wrong_kernels(row):
                     if wrong is not None:
                         wrong.append(row)
                     continue
@@ -52,12 +52,12 @@ def read_pairs(paths: list[Path], wrong: list[dict] | None = None) -> list[dict]
     return rows
 
 
-def output_is_wrong(row: dict) -> bool:
-    """Whether the base's or the twin's error in an ab_variant row exceeds twice the device verification's bound for
-    its dtype (the base kernel's, which the twin shares): the error is against cuDNN's output, itself rounded, not
+def wrong_kernels(row: dict) -> list[str]:
+    """The kernels of an ab_variant row (base, twin) whose error exceeds twice the device verification's bound for
+    their dtype (the base kernel's, which the twin shares): the error is against cuDNN's output, itself rounded, not
     against float64 (a kernel that is wrong is off by about 1). An error not measured (empty) is not wrong."""
     bound = 2 * RELATIVE_ERROR_BOUND[KernelConfig.from_name(row["base"]).dtype]
-    return any(row[column] and not float(row[column]) <= bound for column in ("base_err", "twin_err"))
+    return [row[side] for side in ("base", "twin") if row[f"{side}_err"] and not float(row[f"{side}_err"]) <= bound]
 
 
 def kernel_speedups(rows: list[dict]) -> list[tuple[str, int, float]]:
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ab_rule: {error}", file=sys.stderr)
         return 2
     if wrong:
-        kernels = sorted({row["twin"] if output_is_wrong({**row, "base_err": ""}) else row["base"] for row in wrong})
+        kernels = sorted({kernel for row in wrong for kernel in wrong_kernels(row)})
         print(f"left out {len(wrong)} pairs whose output was wrong (error against cuDNN's above twice the dtype's "
               f"bound), kernels: {', '.join(kernels)}\n")
     print("base / twin per kernel (geomean over its problems), worst first:")
