@@ -7,8 +7,5 @@
 . bench/device_setup.sh
 start=$(date +%s)
 left() { echo $(( ${BUDGET_S:-560} - ($(date +%s) - start) )); }
-timeout 150 python3 bench/verify_device.py --rule-set default --dtypes bf16 fp16 \
-  --filter "rule in ['igemm-fwd-merge-deep', 'igemm-bwd-data-merge-deep']" \
-  --shapes-per-instance 2 --out /tmp/verify --deadline-s 130 > /tmp/verify.log 2>&1
-echo "verify rc=$?"; cp /tmp/verify/summary.md $OUT/verify-summary.md 2>/dev/null; tail -n 3 /tmp/verify.log
+verify_default 130 "rule in ['igemm-fwd-merge-deep', 'igemm-bwd-data-merge-deep']" bf16 fp16
 STAGE_DIR=/tmp/gconv-stage resume_sweeps resumed $ALL_SWEEPS

@@ -40,6 +40,16 @@ tiny_twins() {
     --problems $TINY_TRAIN
 }
 
+# verify_default SECONDS FILTER DTYPES...: every `default` instance FILTER (a `gconv rules list --filter` expression)
+# selects, in DTYPES, against float64 on the first two device shapes it supports (bench/verify_device.py stops
+# starting runs after SECONDS), $OUT/verify-summary.md; prints its rc and last lines.
+verify_default() {
+  seconds=$1 filter=$2; shift 2
+  timeout $((seconds + 20)) python3 bench/verify_device.py --rule-set default --dtypes "$@" --filter "$filter" \
+    --shapes-per-instance 2 --out /tmp/verify --deadline-s $seconds > /tmp/verify.log 2>&1
+  echo "verify rc=$?"; cp /tmp/verify/summary.md $OUT/verify-summary.md 2>/dev/null; tail -n 3 /tmp/verify.log
+}
+
 # capi_check SECONDS: the C library's GPU check of the `tests` set (capi/device_check.sh: AOT build, ctest,
 # gconv-helper --validate), its summary lines printed and its logs in $OUT/capi.tgz.
 capi_check() {

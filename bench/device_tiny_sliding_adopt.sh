@@ -9,9 +9,8 @@
 . bench/device_setup.sh
 start=$(date +%s)
 left() { echo $(( ${BUDGET_S:-560} - ($(date +%s) - start) )); }
-timeout 170 python3 bench/verify_device.py --rule-set default --dtypes bf16 fp16 fp32 \
-  --filter "${1:-algorithm == 'depthwise' and group_channels > 1 and direction == 'fwd' and (sliding_rows > 0 or block_n == 8)}" \
-  --shapes-per-instance 2 --out /tmp/verify --deadline-s 150 > /tmp/verify.log 2>&1
-echo "verify rc=$?"; cp /tmp/verify/summary.md $OUT/verify-summary.md 2>/dev/null; tail -n 3 /tmp/verify.log
+verify_default 150 \
+  "${1:-algorithm == 'depthwise' and group_channels > 1 and direction == 'fwd' and (sliding_rows > 0 or block_n == 8)}" \
+  bf16 fp16 fp32
 grep -E "instances pass|FAIL" $OUT/verify-summary.md | head -5
 STAGE_DIR=/tmp/gconv-stage resume_sweeps resumed $ALL_SWEEPS
