@@ -184,12 +184,10 @@ def channel_reduce(config: KernelConfig) -> str:
     tiny-group training problems (H100, bench/results/tiny-sliding/), the best kernel 1.056x faster in geomean under
     this rule (worst problem 0.87x), split everywhere 1.055x (worst 0.68x: the M = C/G = 4 kernels ran 0.63-0.95x split,
     though they need 128 registers instead of 222)."""
-    if template_name(config) == "depthwise_bwd_data.py.j2" and config.group_channels > 1 and config.multiplier > 1:
-        return "split"
-    if (template_name(config) == "depthwise_sliding_fwd.py.j2" and config.group_channels > 1
-            and config.multiplier * config.group_channels < 16):
-        return "split"
-    return "broadcast"
+    template, m, cpg = template_name(config), config.multiplier, config.group_channels
+    splits = ((template == "depthwise_bwd_data.py.j2" and m > 1)
+              or (template == "depthwise_sliding_fwd.py.j2" and m * cpg < 16))
+    return "split" if cpg > 1 and splits else "broadcast"
 
 
 def splits_sliding_rows(config: KernelConfig) -> bool:
