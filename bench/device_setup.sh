@@ -22,7 +22,9 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-default-fp16-gputime:train-synthetic-fp16
   train-seed5-default-fp16-gputime:train-seed5-synthetic-fp16 train-seed9-default-fp16-gputime:train-seed9-synthetic-fp16
   train-tiny-groups-seed79-default-fp16-gputime:train-tiny-groups-seed79-synthetic-fp16
-  public-deepbench-default-bf16-gputime:public-deepbench-bf16"
+  public-deepbench-default-bf16-gputime:public-deepbench-bf16
+  train-odd-channels-seed1-default-bf16-gputime:odd-channels-seed1-synthetic-bf16
+  train-odd-channels-seed2-default-bf16-gputime:train-odd-channels-seed2-synthetic-bf16"
 
 # The training problem files that hold tiny groups (C/G = 2 or 4), bf16 and the fp16 seed-79 set (never the held-out
 # files): the problems of the tiny-group A/Bs (bench/device_tiny_sliding*.sh).
