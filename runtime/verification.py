@@ -74,6 +74,10 @@ DEVICE_SHAPES: dict[str, dict] = {
     "sliding-7x7-m2-s2": dict(N=2, G=16, C=1, K=2, Hi=25, Wi=18, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),
     "sliding-7x7-m4": dict(N=1, G=24, C=1, K=4, Hi=14, Wi=15, Y=7, X=7, pad_h=3, pad_w=3),
     "sliding-7x7-m4-s2": dict(N=1, G=8, C=1, K=4, Hi=27, Wi=16, Y=7, X=7, stride_h=2, stride_w=2, pad_h=2, pad_w=3),
+    # 1x1 depthwise, each multiplier (the 1x1 depthwise kernels), G a multiple of 8 but not of 16.
+    "depthwise-1x1-s2": dict(N=2, G=40, C=1, K=1, Hi=13, Wi=15, Y=1, X=1, stride_h=2, stride_w=2),
+    "depthwise-1x1-m2": dict(N=2, G=24, C=1, K=2, Hi=11, Wi=17, Y=1, X=1),
+    "depthwise-1x1-m4-s2": dict(N=1, G=40, C=1, K=4, Hi=15, Wi=14, Y=1, X=1, stride_h=2, stride_w=1),
     "pointwise": dict(N=4, G=4, C=32, K=48, Hi=16, Wi=16, Y=1, X=1),
     "pointwise-odd": dict(N=3, G=3, C=24, K=40, Hi=9, Wi=11, Y=1, X=1),
     "stem-7x7-odd": dict(N=2, G=1, C=3, K=24, Hi=33, Wi=33, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),

@@ -24,6 +24,13 @@ CASES = [
                                                                 stride_w=1, pad_h=2, pad_w=1, dil_h=1, dil_w=2)),
     ("bwd_weight_fp16_depthwise_t4x4c32_f7_m1_w4_v8_sk1", dict(N=2, G=40, K=1, Hi=11, Wi=12, Y=7, X=7, stride_h=1,
                                                                 stride_w=3, pad_h=3, pad_w=3, dil_h=1, dil_w=1)),
+    # 1x1 filters with multipliers (the pointwise channel scale): stride 2 (bwd_data: most input pixels get no tap).
+    ("fwd_fp16_depthwise_t4x8c32_f1_m4_w2_v8", dict(N=2, G=40, K=4, Hi=9, Wi=11, Y=1, X=1, stride_h=2, stride_w=2,
+                                                     pad_h=0, pad_w=0, dil_h=1, dil_w=1)),
+    ("bwd_data_fp32_depthwise_t2x16c128_f1_m2_w4_v1", dict(N=2, G=19, K=2, Hi=9, Wi=11, Y=1, X=1, stride_h=2,
+                                                            stride_w=1, pad_h=0, pad_w=0, dil_h=1, dil_w=1)),
+    ("bwd_data_fp16_depthwise_t4x16c32_f1_m4_w4_v8", dict(N=1, G=16, K=4, Hi=7, Wi=18, Y=1, X=1, stride_h=1,
+                                                           stride_w=1, pad_h=0, pad_w=0, dil_h=1, dil_w=1)),
     # Tiny groups (C/G = 2, 4: _cpg): the same, with groups no block divides and the channel loop in registers.
     ("fwd_fp32_depthwise_t2x8c16_f3_m2_cpg2_w2_v1", dict(N=2, G=19, C=2, K=2, Hi=9, Wi=11, Y=3, X=3, stride_h=2,
                                                           stride_w=1, pad_h=1, pad_w=2, dil_h=1, dil_w=2)),
@@ -143,7 +150,8 @@ def test_split_channel_reduction_matches_float64_reference(name, fields, tmp_pat
 
 def test_split_channel_reduction_covers_the_tiny_group_and_multiplier_cases():
     assert sorted(name for name, _ in SPLIT_CASES) == [
-        "bwd_data_fp16_depthwise_t4x8c16_f7_m1_cpg4_w4_v8", "bwd_data_fp16_depthwise_t4x8c16_f7_m4_w4_v8",
+        "bwd_data_fp16_depthwise_t4x16c32_f1_m4_w4_v8", "bwd_data_fp16_depthwise_t4x8c16_f7_m1_cpg4_w4_v8",
+        "bwd_data_fp16_depthwise_t4x8c16_f7_m4_w4_v8", "bwd_data_fp32_depthwise_t2x16c128_f1_m2_w4_v1",
         "bwd_data_fp32_depthwise_t2x4c16_f3_m4_cpg2_w2_v1", "bwd_data_fp32_depthwise_t2x4c16_f5_m2_w2_v1",
         "bwd_data_fp32_depthwise_t4x8c16_f3_m4_cpg4_w2_v1", "fwd_fp16_depthwise_t4x8c16_f3_m4_cpg4_w2_v8",
         "fwd_fp16_depthwise_t4x8c16_f5_m1_cpg4_w4_v8", "fwd_fp16_depthwise_t8x8c8_f7_m1_cpg4_sr1_w2_v8",
