@@ -1,8 +1,7 @@
 """The merged tiles of 64-deep steps (rules igemm-fwd-merge-deep, igemm-bwd-data-merge-deep: 128 x 64;
 igemm-bwd-weight-merge-deep: 64 x 64 pixel boxes): two groups of 24 channels and filters share one tile, their
-weights block-diagonal. Interpreter numerics against float64 into
-NaN-poisoned outputs, on group counts the merge divides and does not (an odd G leaves the last tile half empty) and
-on groups wider than half a tile."""
+weights block-diagonal. Interpreter numerics against float64 into NaN-poisoned outputs, on group counts the merge
+divides and does not (an odd G leaves the last tile half empty) and on groups wider than half a tile."""
 import pytest
 
 from gconv.schemas import Problem
@@ -26,7 +25,6 @@ KERNELS = {"fwd": "fwd_fp16_igemm_m128n64k64_w4_s3_ms_g8_v8_mg2",
 def test_merged_deep_tiles_equal_the_reference(direction, shape):
     problem = Problem(direction=direction, dtype="fp16", **SHAPES[shape])
     assert_matches_reference(KERNELS[direction], problem, seed=5, num_programs=2)
-
 
 
 BWD_WEIGHT_KERNEL = "bwd_weight_fp16_igemm_m64n64k64_w4_s4_tma_g8_v8_mg2_px8x8_sk4"
