@@ -5,7 +5,8 @@
     python -m bench.device_tree restore /tmp/gconv-stash    # after it
 
 stash moves generated/kernels/**.py files that the rule set's registry does not name into the stash folder (which
-must be empty or absent) and writes its manifest last; restore moves every file of the manifest back and removes the
+must be empty or absent), with the registries of the other sets that name any of them (unusable without their sources,
+and ~9 MiB of the tree), and writes its manifest last; restore moves every file of the manifest back and removes the
 stash. Nothing is deleted: a stash left behind is restored by the same command.
 """
 from __future__ import annotations
@@ -21,20 +22,34 @@ from gconv.paths import REPO_ROOT
 MANIFEST = "manifest.json"
 
 
+def registry_sources(root: Path, rule_set: str) -> set[str]:
+    """The kernel sources (paths relative to root) that rule_set's registry names."""
+    registry = root / "generated" / rule_set / "registry.json"
+    return {entry["source"] for entry in json.loads(registry.read_text())["entries"]}
+
+
 def unlisted_sources(root: Path, rule_sets: tuple[str, ...]) -> list[str]:
     """The kernel sources under root/generated/kernels (relative paths, sorted) that no registry of rule_sets uses."""
-    listed = {entry["source"] for rule_set in rule_sets
-              for entry in json.loads((root / "generated" / rule_set / "registry.json").read_text())["entries"]}
+    listed = set().union(*(registry_sources(root, rule_set) for rule_set in rule_sets))
     kernels = root / "generated" / "kernels"
     return sorted(p.relative_to(root).as_posix() for p in kernels.rglob("*.py") if p.relative_to(root).as_posix()
                   not in listed)
 
 
+def broken_registries(root: Path, rule_sets: tuple[str, ...], stashed: list[str]) -> list[str]:
+    """The registries (relative paths, sorted) of the sets outside rule_sets that name a source in stashed."""
+    gone = set(stashed)
+    return sorted(registry.relative_to(root).as_posix() for registry in (root / "generated").glob("*/registry.json")
+                  if registry.parent.name not in rule_sets and registry_sources(root, registry.parent.name) & gone)
+
+
 def stash(root: Path, stash_dir: Path, rule_sets: tuple[str, ...] = ("default",)) -> int:
-    """Move the sources no set of rule_sets uses from root into stash_dir; how many moved."""
+    """Move the sources no set of rule_sets uses, and the registries that name them, from root into stash_dir; how
+    many files moved."""
     if stash_dir.exists() and any(stash_dir.iterdir()):
         raise ValueError(f"{stash_dir} is not empty: restore it first (python -m bench.device_tree restore {stash_dir})")
-    paths = unlisted_sources(root, rule_sets)
+    sources = unlisted_sources(root, rule_sets)
+    paths = sources + broken_registries(root, rule_sets, sources)
     for path in paths:
         target = stash_dir / path
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -66,9 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.action == "stash":
-            print(f"moved {stash(REPO_ROOT, args.stash_dir, tuple(args.rule_set))} kernel sources to {args.stash_dir}")
+            print(f"moved {stash(REPO_ROOT, args.stash_dir, tuple(args.rule_set))} files (kernel sources and the "
+                  f"registries naming them) to {args.stash_dir}")
         else:
-            print(f"moved {restore(REPO_ROOT, args.stash_dir)} kernel sources back from {args.stash_dir}")
+            print(f"moved {restore(REPO_ROOT, args.stash_dir)} files back from {args.stash_dir}")
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

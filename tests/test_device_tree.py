@@ -1,4 +1,5 @@
-"""bench/device_tree.py: the sources a rule set does not use leave the tree and come back, byte for byte."""
+"""bench/device_tree.py: the sources a rule set does not use, and the registries naming them, leave the tree and come
+back, byte for byte."""
 import json
 
 import pytest
@@ -11,10 +12,14 @@ def fake_tree(root):
     for path, text in {"fwd/a.py": "a\n", "fwd/b.py": "b\n", "bwd_weight/c.py": "c\n"}.items():
         (kernels / path).parent.mkdir(parents=True, exist_ok=True)
         (kernels / path).write_text(text)
-    for rule_set, source in (("default", "fwd/a.py"), ("tests", "bwd_weight/c.py")):
+    for rule_set, sources in (("default", ["fwd/a.py"]), ("tests", ["bwd_weight/c.py"]), ("tiny", ["fwd/a.py"])):
         (root / "generated" / rule_set).mkdir(parents=True)
         (root / "generated" / rule_set / "registry.json").write_text(
-            json.dumps({"entries": [{"source": f"generated/kernels/{source}"}]}))
+            json.dumps({"entries": [{"source": f"generated/kernels/{source}"} for source in sources]}))
+
+
+def tree_files(root):
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
 
 
 def test_stash_moves_the_unlisted_sources_and_restore_brings_them_back(tmp_path):
@@ -22,14 +27,24 @@ def test_stash_moves_the_unlisted_sources_and_restore_brings_them_back(tmp_path)
     fake_tree(root)
     assert unlisted_sources(root, ("default",)) == ["generated/kernels/bwd_weight/c.py", "generated/kernels/fwd/b.py"]
     assert unlisted_sources(root, ("default", "tests")) == ["generated/kernels/fwd/b.py"]
-    assert stash(root, stash_dir) == 2
-    assert sorted(p.name for p in (root / "generated" / "kernels").rglob("*.py")) == ["a.py"]
+    before = {path: (root / path).read_bytes() for path in tree_files(root)}
+    assert stash(root, stash_dir) == 3
+    assert tree_files(root) == ["generated/default/registry.json", "generated/kernels/fwd/a.py",
+                                "generated/tiny/registry.json"]
     with pytest.raises(ValueError, match="is not empty: restore it first"):
         stash(root, stash_dir)
-    assert restore(root, stash_dir) == 2
-    assert (root / "generated" / "kernels" / "fwd" / "b.py").read_text() == "b\n"
-    assert (root / "generated" / "kernels" / "bwd_weight" / "c.py").read_text() == "c\n"
+    assert restore(root, stash_dir) == 3
+    assert {path: (root / path).read_bytes() for path in tree_files(root)} == before
     assert not stash_dir.exists()
+
+
+def test_stash_keeps_the_registries_of_every_kept_set(tmp_path):
+    root, stash_dir = tmp_path / "repo", tmp_path / "stash"
+    fake_tree(root)
+    assert stash(root, stash_dir, ("default", "tests")) == 1
+    assert tree_files(root) == ["generated/default/registry.json", "generated/kernels/bwd_weight/c.py",
+                                "generated/kernels/fwd/a.py", "generated/tests/registry.json",
+                                "generated/tiny/registry.json"]
 
 
 def test_restore_without_a_manifest_is_refused(tmp_path):
