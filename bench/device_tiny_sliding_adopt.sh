@@ -3,14 +3,8 @@
 # FILTER (a `gconv rules list --filter` expression) picks them: by default the fwd ones (sliding rows on the 8 x 8 and
 # 4 x 16 tiles at row stride 1 and 2, the 4 x 8-pixel tile of 8 groups); the bwd_data ones were run with
 # "rule == 'tiny-groups-sliding-bwd-data'".
-# 1. every such instance of `default` in bf16, fp16 and fp32 against float64 on the first two device shapes it
-#    supports ($OUT/verify-summary.md);
-# 2. then every committed sweep resumed: the new kernels are the missing (problem, kernel) pairs ($OUT/resumed.tgz).
-. bench/device_setup.sh
-start=$(date +%s)
-left() { echo $(( ${BUDGET_S:-560} - ($(date +%s) - start) )); }
-verify_default 150 \
+# bench/device_verify_resume.sh on them in bf16, fp16 and fp32 (150 s of verification): float64 verification on the
+# first two device shapes each supports, then every committed sweep resumed.
+VERIFY_S=150 bash bench/device_verify_resume.sh \
   "${1:-algorithm == 'depthwise' and group_channels > 1 and direction == 'fwd' and (sliding_rows > 0 or block_n == 8)}" \
   bf16 fp16 fp32
-grep -E "instances pass|FAIL" $OUT/verify-summary.md | head -5
-STAGE_DIR=/tmp/gconv-stage resume_sweeps resumed $ALL_SWEEPS
