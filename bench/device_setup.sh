@@ -7,6 +7,7 @@ export TRITON_DEFAULT_FP_FUSION=1
 
 # Every committed `default` sweep as RESULT:PROBLEMS (bench/results/RESULT.csv measures bench/problems/PROBLEMS.csv;
 # the fp16 held-out file measures two problem files): held-out files first, then bf16 training, then fp16 training.
+# Never the model-zoo evaluation (bench/device_zoo.sh): no rule is picked on it.
 ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-default-fp16:baseline-synthetic-fp16
   fp16/heldout-default-fp16:depthwise-synthetic-fp16 depthwise-family/depthwise-default-bf16:depthwise-synthetic-bf16
   tiny-groups/tiny-groups-default-bf16:tiny-groups-synthetic-bf16
@@ -24,7 +25,8 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-tiny-groups-seed79-default-fp16-gputime:train-tiny-groups-seed79-synthetic-fp16
   public-deepbench-default-bf16-gputime:public-deepbench-bf16
   train-odd-channels-seed1-default-bf16-gputime:odd-channels-seed1-synthetic-bf16
-  train-odd-channels-seed2-default-bf16-gputime:train-odd-channels-seed2-synthetic-bf16"
+  train-odd-channels-seed2-default-bf16-gputime:train-odd-channels-seed2-synthetic-bf16
+  train-network-like-seed1-default-bf16-gputime:train-network-like-seed1-synthetic-bf16"
 
 # The training problem files that hold tiny groups (C/G = 2 or 4), bf16 and the fp16 seed-79 set (never the held-out
 # files): the problems of the tiny-group A/Bs (bench/device_tiny_sliding*.sh).

@@ -112,6 +112,40 @@ def tiny_group_problems(count: int, seed: int, dtype: DType = DType.bf16, batche
     return [Problem(direction=d, dtype=dtype, **s) for s in shapes for d in Direction]
 
 
+def network_like_problems(count: int, seed: int, dtype: DType = DType.bf16,
+                          excluded: frozenset[Problem] = frozenset()) -> list[Problem]:
+    """count shapes x three directions laid out as convolutional networks lay out their grouped layers (from first
+    principles, no model's layer list): a stage of resolution 7 to 112 whose width doubles with each halving, the
+    layer at stride 1 on the stage's resolution or at stride 2 on twice it; depthwise (multiplier 1, 3x3 mostly, 5x5,
+    7x7) over an expanded width, a fixed group count (8 to 64 groups, 3x3) or a fixed group width (8 to 128 channels
+    per group, 3x3); N 32 mostly, 8 or 1. Shapes whose problem is in excluded (e.g. the held-out model-zoo layers) are
+    drawn again."""
+    rng = random.Random(seed)
+    shapes = []
+    while len(shapes) < count:
+        stage = rng.randrange(5)  # resolution 112, 56, 28, 14, 7
+        resolution, width = 112 >> stage, 16 << stage
+        stride = rng.choice([1, 1, 1, 2])
+        kind = rng.choice(["depthwise", "depthwise", "group-count", "group-width"])
+        if kind == "depthwise":
+            G, C, Y = width * rng.choice([1, 3, 4, 6]), 1, rng.choice([3, 3, 3, 5, 5, 7])
+        elif kind == "group-count":
+            G, Y = rng.choice([8, 16, 32, 64]), 3
+            C = max(1, 4 * width * rng.choice([1, 2]) // G)
+        else:
+            C, Y = rng.choice([8, 16, 24, 32, 48, 64, 96, 128]), 3
+            G = max(1, 4 * width * rng.choice([1, 2]) // C)
+        N = rng.choice([32, 32, 32, 8, 1])
+        H = resolution * stride
+        shape = dict(N=N, G=G, C=C, K=C, Hi=H, Wi=H, Y=Y, X=Y, stride_h=stride, stride_w=stride, pad_h=(Y - 1) // 2,
+                     pad_w=(Y - 1) // 2)
+        problems = [Problem(direction=d, dtype=dtype, **shape) for d in Direction]
+        if shape in shapes or any(p in excluded for p in problems) or N * G * C * H * H > MAX_ACTIVATION_ELEMENTS:
+            continue
+        shapes.append(shape)
+    return [Problem(direction=d, dtype=dtype, **s) for s in shapes for d in Direction]
+
+
 def shape_class(problem: Problem) -> str:
     """The report's shape classes: depthwise (C = 1 per group), C/G <= 16, C/G > 16."""
     if problem.C == 1:

@@ -262,3 +262,19 @@ def test_summarise_sweeps_reads_every_committed_sweep_from_the_device_setup(tmp_
         main(["--all-sweeps", str(committed[0])])
     with pytest.raises(SystemExit):
         main([])
+
+
+def test_network_like_problems_are_seeded_stagewise_and_avoid_the_excluded_problems():
+    from gconv.bench.problems import network_like_problems
+
+    problems = network_like_problems(24, seed=1)
+    assert problems == network_like_problems(24, seed=1) != network_like_problems(24, seed=2)
+    assert len(problems) == 72 and [p.direction.value for p in problems[:3]] == ["fwd", "bwd_data", "bwd_weight"]
+    for p in problems:
+        assert p.Hi == p.Wi and p.Hi // p.stride_h in (7, 14, 28, 56, 112) and p.N in (1, 8, 32)
+        assert p.K == p.C and p.pad_h == (p.Y - 1) // 2 and (p.C == 1 or p.Y == 3)
+    avoided = frozenset(problems[:3])
+    assert not avoided & set(network_like_problems(24, seed=1, excluded=avoided))
+    zoo = frozenset(read_problems(REPO_ROOT / "bench" / "problems" / "zoo-timm-bf16.csv"))
+    committed = read_problems(REPO_ROOT / "bench" / "problems" / "train-network-like-seed1-synthetic-bf16.csv")
+    assert committed == network_like_problems(24, seed=1, excluded=zoo)
