@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from gconv.bench.zoo_shapes import SHAPE_FIELDS, TRAINING_BATCH, INFERENCE_BATCH, ZooLayer
+from gconv.bench.zoo_shapes import INFERENCE_BATCH, TRAINING_BATCH, ZooLayer
 from gconv.heuristics.dataset import ProblemMeasurements, group_by_target, read_measurements
 from gconv.heuristics.model import load_model
 from gconv.heuristics.validation import evaluate, model_ranker
