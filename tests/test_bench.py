@@ -276,5 +276,6 @@ def test_network_like_problems_are_seeded_stagewise_and_avoid_the_excluded_probl
     avoided = frozenset(problems[:3])
     assert not avoided & set(network_like_problems(24, seed=1, excluded=avoided))
     zoo = frozenset(read_problems(REPO_ROOT / "bench" / "problems" / "zoo-timm-bf16.csv"))
-    committed = read_problems(REPO_ROOT / "bench" / "problems" / "train-network-like-seed1-synthetic-bf16.csv")
-    assert committed == network_like_problems(24, seed=1, excluded=zoo)
+    for seed in (1, 7):
+        committed = read_problems(REPO_ROOT / "bench" / "problems" / f"train-network-like-seed{seed}-synthetic-bf16.csv")
+        assert committed == network_like_problems(24, seed=seed, excluded=zoo)
