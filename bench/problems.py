@@ -121,7 +121,7 @@ def network_like_problems(count: int, seed: int, dtype: DType = DType.bf16,
     per group, 3x3); N 32 mostly, 8 or 1. Shapes whose problem is in excluded (e.g. the held-out model-zoo layers) are
     drawn again."""
     rng = random.Random(seed)
-    shapes = []
+    shapes, problems = [], []
     while len(shapes) < count:
         stage = rng.randrange(5)  # resolution 112, 56, 28, 14, 7
         resolution, width = 112 >> stage, 16 << stage
@@ -139,11 +139,12 @@ def network_like_problems(count: int, seed: int, dtype: DType = DType.bf16,
         H = resolution * stride
         shape = dict(N=N, G=G, C=C, K=C, Hi=H, Wi=H, Y=Y, X=Y, stride_h=stride, stride_w=stride, pad_h=(Y - 1) // 2,
                      pad_w=(Y - 1) // 2)
-        problems = [Problem(direction=d, dtype=dtype, **shape) for d in Direction]
-        if shape in shapes or any(p in excluded for p in problems) or N * G * C * H * H > MAX_ACTIVATION_ELEMENTS:
+        drawn = [Problem(direction=d, dtype=dtype, **shape) for d in Direction]
+        if shape in shapes or any(p in excluded for p in drawn) or N * G * C * H * H > MAX_ACTIVATION_ELEMENTS:
             continue
         shapes.append(shape)
-    return [Problem(direction=d, dtype=dtype, **s) for s in shapes for d in Direction]
+        problems += drawn
+    return problems
 
 
 def shape_class(problem: Problem) -> str:

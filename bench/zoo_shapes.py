@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from gconv.bench.problems import write_problems
+from gconv.bench.problems import CSV_FIELDS, write_problems
 from gconv.schemas import Direction, DType, Problem
 
 # The models: each brings a different kind of grouped layer (a handful of distinct shapes each).
@@ -38,7 +38,7 @@ MODELS = {
 }
 TRAINING_BATCH = 32
 INFERENCE_BATCH = 1
-SHAPE_FIELDS = ["G", "C", "K", "Hi", "Wi", "Y", "X", "stride_h", "stride_w", "pad_h", "pad_w", "dil_h", "dil_w"]
+SHAPE_FIELDS = [name for name in CSV_FIELDS if name not in ("direction", "dtype", "N")]  # a layer's, per group
 
 
 class ZooLayer(BaseModel):
