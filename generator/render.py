@@ -112,8 +112,11 @@ CHANNEL_REDUCES = ("broadcast", "split")
 # -- columns with sliding rows), and the GPU launches axis 0 fastest: "apart" takes the program's split, group block
 # and filter row from those axes, so the FILTER programs that walk the same tiles for one filter row each launch
 # splits x group blocks apart and each reads the tiles from DRAM again; "adjacent" renumbers the launch index with the
-# filter row fastest, so they run together and the second to seventh read of a tile comes from L2.
-FILTER_PROGRAMS = ("apart", "adjacent")
+# filter row fastest, so they run together and the second to seventh read of a tile comes from L2; "single" has one
+# program of each (split, group block) walk its tiles for every filter row (column): it reads each dY tile once and
+# each X row for all filter columns back to back (from L1), and keeps FILTER x FILTER accumulators. The grid keeps its
+# FILTER programs along axis 2, of which all but the first return at once (an A/B twin: same launcher).
+FILTER_PROGRAMS = ("apart", "adjacent", "single")
 CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES,
            "channel_reduce": CHANNEL_REDUCES, "filter_programs": FILTER_PROGRAMS}
 # The channels (and filters) a group the split reduction takes apart and joins: tl.split and tl.join halve and double.
@@ -288,6 +291,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         decided["filter_programs"] = "apart"
     split_reduce = decided["channel_reduce"] == "split"
     adjacent = decided["filter_programs"] == "adjacent"
+    single = decided["filter_programs"] == "single"
     stages = int(decided["loop_stages"])
     tap_rows, tap_columns = TAP_LOOPS[decided["tap_loop"]]
     tap_columns = pipelined_tap_loop(tap_columns, stages)
@@ -354,6 +358,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "split_program": "split_index" if adjacent else "tl.program_id(0)",
         "group_program": "group_block" if adjacent else "tl.program_id(1)",
         "filter_program": "launched % FILTER" if adjacent else "tl.program_id(2)",
+        "single_program": single,
         "split_weights": split_weight_terms(config) if split_reduce else [],
         "filters_of_group": list(range(config.multiplier)),
         "channels_of_group": list(range(config.group_channels)),

@@ -1,7 +1,8 @@
 """The `filter_programs` template choice of the depthwise bwd_weight kernels (generator/render.py FILTER_PROGRAMS):
 "adjacent" renumbers the launch index so that the FILTER programs walking one (split, group block)'s tiles launch side
-by side. The grid stays (splits, group blocks, filter rows); every program must still own exactly one (split, group
-block, filter row): under the interpreter against float64, with several of each."""
+by side; "single" has the first of them reduce every filter row (column) and the others return. The grid stays
+(splits, group blocks, filter rows); every (split, group block, filter row) must still be reduced exactly once: under
+the interpreter against float64, with several of each."""
 import pytest
 
 from gconv.generator.render import Provenance, has_filter_programs, render, template_choices
@@ -26,6 +27,7 @@ CASES = [
                                                                    stride_h=2, pad_h=1, pad_w=1)),
 ]
 RENUMBERED = "launched = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + tl.num_programs(1) * tl.program_id(2))"
+SINGLE = "    if tl.program_id(2) != 0:  # the first filter program of this (split, group block) reduces every filter row\n"
 
 
 def _source(name: str, order: str) -> str:
@@ -45,15 +47,29 @@ def test_adjacent_filter_programs_match_float64_reference(name, fields, tmp_path
     assert_source_matches_reference(path, config, problem, seed=5)
 
 
+@pytest.mark.parametrize("name, fields", CASES, ids=[name for name, _ in CASES])
+def test_single_filter_program_matches_float64_reference(name, fields, tmp_path):
+    config = KernelConfig.from_name(name)
+    problem = Problem(direction=config.direction, dtype=config.dtype, **{"C": 1, **fields})
+    source = _source(name, "single")
+    taps = config.filter_size
+    assert source.count(SINGLE) == 1 and "tl.program_id(2) *" not in source and RENUMBERED not in source
+    assert source.count(f"acc_{taps - 1}_{taps - 1} = tl.zeros(") == 1 and f"acc_{taps} " not in source
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    assert_source_matches_reference(path, config, problem, seed=6)
+
+
 @pytest.mark.parametrize("name", [name for name, _ in CASES])
 def test_the_shipped_kernels_keep_their_filter_programs_apart(name):
     config = KernelConfig.from_name(name)
     assert has_filter_programs(config) and template_choices(config)["filter_programs"] == "apart"
     assert render(config, PROVENANCE) == _source(name, "apart") and RENUMBERED not in _source(name, "apart")
+    assert SINGLE not in _source(name, "apart")
 
 
 @pytest.mark.parametrize("name", ["bwd_weight_bf16_direct_p64c32_w4_v1_sk4", "fwd_bf16_depthwise_t4x8c32_f3_m1_w2_v8",
                                   "bwd_weight_bf16_igemm_m64n64k32_w4_s3_ms_g1_v8_mg1_sk1"])
 def test_kernels_without_filter_programs_ignore_the_choice(name):
     assert not has_filter_programs(KernelConfig.from_name(name))
-    assert _source(name, "adjacent") == _source(name, "apart")
+    assert _source(name, "adjacent") == _source(name, "apart") == _source(name, "single")
