@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
 import sys
 from pathlib import Path
 from typing import Callable
 
+from gconv.files import replacing
 from gconv.schemas import KernelConfig
 from gconv.schemas.expressions import parse
 
@@ -54,12 +54,10 @@ def drop_rows_if(path: Path, dropped: Callable[[dict[str, str]], bool]) -> tuple
         reader = csv.DictReader(handle)
         header, rows = reader.fieldnames, list(reader)
     keep = [row for row in rows if not dropped(row)]
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", newline="") as handle:
+    with replacing(path, newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=header)  # the sweep's own dialect (\r\n lines)
         writer.writeheader()
         writer.writerows(keep)
-    os.replace(temporary, path)
     return len(keep), len(rows) - len(keep)
 
 

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from gconv.files import replacing
 from gconv.schemas import Problem
 
 from .problems import CSV_FIELDS, shape_class
@@ -110,9 +111,5 @@ def append_rows(path: Path, rows: list[dict]) -> None:
 
 def rewrite_rows(path: Path, rows: list[dict]) -> None:
     """Replace the file's rows atomically (a temp file renamed over it)."""
-    temp = path.with_name(path.name + ".tmp")
-    with open(temp, "w", newline="") as f:
+    with replacing(path, newline="", fsync=True) as f:
         f.write(_csv_text(rows, header=True))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(temp, path)

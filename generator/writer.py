@@ -7,6 +7,8 @@ import tempfile
 from pathlib import Path
 from typing import Mapping
 
+from gconv.files import replacing
+
 
 def write_files(root: Path, files: Mapping[str, str]) -> None:
     for relative, text in files.items():
@@ -37,10 +39,8 @@ def update_files(root: Path, files: Mapping[str, str]) -> None:
     for relative, text in files.items():
         path = Path(root) / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(handle, "w") as stream:
+        with replacing(path) as stream:
             stream.write(text)
-        os.replace(temp, path)
 
 
 def read_tree(root: Path) -> dict[str, str]:
