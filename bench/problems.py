@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from gconv.files import replacing
 from gconv.schemas import Direction, DType, Problem
 
 CSV_FIELDS = ["direction", "dtype", "N", "G", "C", "K", "Hi", "Wi", "Y", "X", "stride_h", "stride_w", "pad_h",
@@ -113,18 +114,22 @@ def tiny_group_problems(count: int, seed: int, dtype: DType = DType.bf16, batche
 
 
 def network_like_problems(count: int, seed: int, dtype: DType = DType.bf16,
-                          excluded: frozenset[Problem] = frozenset()) -> list[Problem]:
+                          excluded: frozenset[Problem] = frozenset(), quantized: bool = False) -> list[Problem]:
     """count shapes x three directions laid out as convolutional networks lay out their grouped layers (from first
     principles, no model's layer list): a stage of resolution 7 to 112 whose width doubles with each halving, the
     layer at stride 1 on the stage's resolution or at stride 2 on twice it; depthwise (multiplier 1, 3x3 mostly, 5x5,
     7x7) over an expanded width, a fixed group count (8 to 64 groups, 3x3) or a fixed group width (8 to 128 channels
-    per group, 3x3); N 32 mostly, 8 or 1. Shapes whose problem is in excluded (e.g. the held-out model-zoo layers) are
-    drawn again."""
+    per group, 3x3); N 32 mostly, 8 or 1. quantized: each stage's width is scaled by 0.6-1.5 and kept a multiple of
+    4 rather than a power of two, as networks whose widths are searched or quantized have them: group counts no merge
+    of 2 or 4 divides (3, 7, 17, ...) and depthwise channel counts 8 does not divide (12, 20, 36, ...). Shapes whose
+    problem is in excluded (e.g. the held-out model-zoo layers) are drawn again."""
     rng = random.Random(seed)
     shapes, problems = [], []
     while len(shapes) < count:
         stage = rng.randrange(5)  # resolution 112, 56, 28, 14, 7
         resolution, width = 112 >> stage, 16 << stage
+        if quantized:
+            width = max(4, round(width * rng.uniform(0.6, 1.5) / 4) * 4)
         stride = rng.choice([1, 1, 1, 2])
         kind = rng.choice(["depthwise", "depthwise", "group-count", "group-width"])
         if kind == "depthwise":
@@ -157,16 +162,13 @@ def shape_class(problem: Problem) -> str:
 def write_problems(path: Path, problems: list[Problem], comment: str | None = None) -> None:
     """problems as CSV in CK's columns, after a '# comment' line when given (read_problems skips it); written through
     a temporary file, so nothing is half-written."""
-    path = Path(path)
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", newline="") as f:
+    with replacing(path, newline="") as f:
         if comment is not None:
             f.write(f"# {comment}\n")
         writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
         writer.writeheader()
         for p in problems:
             writer.writerow(p.model_dump(mode="json"))
-    temporary.replace(path)
 
 
 def read_problems(path: Path) -> list[Problem]:

@@ -11,6 +11,8 @@ size, with forward hooks: every layer's input size is what the network feeds it)
   (inference), in gconv's problem CSV.
 
     python -m bench.zoo_shapes --layers bench/results/zoo/layers.csv --problems bench/problems/zoo-timm-bf16.csv
+    python -m bench.zoo_shapes --models regnetx_016 ... --layers bench/results/zoo2/layers.csv \
+        --problems bench/problems/zoo2-timm-bf16.csv --exclude bench/problems/*.csv   # a second, disjoint file
 
 It needs timm (the device has it; gconv does not depend on it).
 """
@@ -24,7 +26,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from gconv.bench.problems import CSV_FIELDS, write_problems
+from gconv.bench.problems import CSV_FIELDS, read_problems, write_problems
+from gconv.files import replacing
 from gconv.schemas import Direction, DType, Problem
 
 # The models: each brings a different kind of grouped layer (a handful of distinct shapes each).
@@ -120,15 +123,16 @@ def model_layers(model: str) -> list[ZooLayer]:
     return layers
 
 
-def zoo_problems(layers: list[ZooLayer], dtype: DType) -> list[Problem]:
+def zoo_problems(layers: list[ZooLayer], dtype: DType, excluded: frozenset[Problem] = frozenset()) -> list[Problem]:
     """Each distinct shape of layers (first-seen order) at the training batch in every direction, then at the
-    inference batch in fwd."""
+    inference batch in fwd; less the problems in excluded (e.g. those an earlier zoo file or a training file holds)."""
     distinct = {}
     for layer in layers:
         distinct.setdefault(layer.shape(), layer)
     distinct = list(distinct.values())
-    return ([layer.problem(direction, dtype, TRAINING_BATCH) for layer in distinct for direction in Direction]
-            + [layer.problem(Direction.fwd, dtype, INFERENCE_BATCH) for layer in distinct])
+    problems = ([layer.problem(direction, dtype, TRAINING_BATCH) for layer in distinct for direction in Direction]
+                + [layer.problem(Direction.fwd, dtype, INFERENCE_BATCH) for layer in distinct])
+    return [problem for problem in problems if problem not in excluded]
 
 
 def write_layers(path: Path, layers: list[ZooLayer]) -> None:
@@ -137,13 +141,11 @@ def write_layers(path: Path, layers: list[ZooLayer]) -> None:
     first = {}
     for layer in layers:
         first.setdefault((layer.model, layer.shape()), layer)
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", newline="") as f:
+    with replacing(path, newline="") as f:
         writer = csv.DictWriter(f, fieldnames=["model", "layer", "count", *SHAPE_FIELDS])
         writer.writeheader()
         for key, layer in first.items():
             writer.writerow({**layer.model_dump(), "count": counts[key]})
-    temporary.replace(path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -152,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--problems", type=Path, required=True, help="the problem CSV to write")
     parser.add_argument("--dtype", type=DType, default=DType.bf16)
     parser.add_argument("--models", nargs="+", default=list(MODELS), help="timm model names (default: MODELS)")
+    parser.add_argument("--exclude", nargs="+", type=Path, default=[],
+                        help="problem files whose problems are left out (the layers file keeps every layer)")
     args = parser.parse_args(argv)
     try:
         import timm
@@ -163,15 +167,22 @@ def main(argv: list[str] | None = None) -> int:
         found = model_layers(model)
         print(f"{model}: {len(found)} grouped layers, {len({layer.shape() for layer in found})} distinct shapes")
         layers += found
-    problems = zoo_problems(layers, args.dtype)
+    excluded = frozenset(p for path in args.exclude for p in read_problems(path))
+    problems = zoo_problems(layers, args.dtype, excluded)
+    if excluded:
+        print(f"{len(zoo_problems(layers, args.dtype)) - len(problems)} problems left out: in {len(args.exclude)} "
+              "excluded files")
     for path in (args.layers, args.problems):
         path.parent.mkdir(parents=True, exist_ok=True)
     write_layers(args.layers, layers)
     write_problems(args.problems, problems, comment=(
         f"HELD-OUT EVALUATION ONLY (never train, tune or pick rules on these): the grouped Conv2d layers of timm "
         f"{timm.__version__} models {', '.join(args.models)} at their default input size (python -m bench.zoo_shapes); "
-        f"each distinct shape at N={TRAINING_BATCH} in every direction, then at N={INFERENCE_BATCH} in fwd"))
-    print(f"{len(problems)} problems ({len(problems) // 4} distinct shapes) -> {args.problems}; layers -> {args.layers}")
+        f"each distinct shape at N={TRAINING_BATCH} in every direction, then at N={INFERENCE_BATCH} in fwd"
+        + (f"; less the problems of {len(args.exclude)} other problem files" if args.exclude else "")))
+    shapes = len({(p.G, p.C, p.K, p.Hi, p.Wi, p.Y, p.X, p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dil_h, p.dil_w)
+                  for p in problems})
+    print(f"{len(problems)} problems ({shapes} distinct shapes) -> {args.problems}; layers -> {args.layers}")
     return 0
 
 

@@ -279,3 +279,20 @@ def test_network_like_problems_are_seeded_stagewise_and_avoid_the_excluded_probl
     for seed in (1, 7):
         committed = read_problems(REPO_ROOT / "bench" / "problems" / f"train-network-like-seed{seed}-synthetic-bf16.csv")
         assert committed == network_like_problems(24, seed=seed, excluded=zoo)
+    # Later files were drawn with every other problem file excluded: the files written since cannot hold their problems.
+    every = {p for path in (REPO_ROOT / "bench" / "problems").glob("*.csv") for p in read_problems(path)}
+    for name, seed, quantized in (("like-seed8", 8, False), ("quantized-seed1", 1, True)):
+        committed = read_problems(REPO_ROOT / "bench" / "problems" / f"train-network-{name}-synthetic-bf16.csv")
+        assert committed == network_like_problems(24, seed=seed, excluded=frozenset(every - set(committed)),
+                                                  quantized=quantized)
+
+
+def test_quantized_network_widths_give_group_and_channel_counts_no_power_of_two_divides():
+    from gconv.bench.problems import network_like_problems
+
+    problems = network_like_problems(24, seed=1, quantized=True)
+    assert problems == network_like_problems(24, seed=1, quantized=True) != network_like_problems(24, seed=1)
+    depthwise = [p.G for p in problems if p.C == 1]
+    grouped = [p.G for p in problems if p.C > 1]
+    assert all(g % 4 == 0 for g in depthwise) and any(g % 8 for g in depthwise)
+    assert any(g % 2 for g in grouped if g > 1)

@@ -48,6 +48,7 @@ def test_problems_are_each_distinct_shape_at_n32_in_every_direction_then_at_n1_i
     assert [(p.direction.value, p.N, p.Hi) for p in problems] == [
         ("fwd", 32, 56), ("bwd_data", 32, 56), ("bwd_weight", 32, 56), ("fwd", 32, 28), ("bwd_data", 32, 28),
         ("bwd_weight", 32, 28), ("fwd", 1, 56), ("fwd", 1, 28)]
+    assert zoo_problems([a, b, again], DType.bf16, frozenset(problems[1:6])) == [problems[0], *problems[6:]]
 
 
 def test_the_layers_file_counts_each_models_layers_of_a_shape(tmp_path):
@@ -82,7 +83,7 @@ def test_pass_totals_sum_count_times_each_layers_time():
                                 "measurement (cuDNN and a pick)")
 
 
-HELD_OUT_PROBLEM_FILES = ["zoo-timm-bf16.csv", "heldout-seed6007-synthetic-bf16.csv", "baseline-synthetic-bf16.csv",
+HELD_OUT_PROBLEM_FILES = ["zoo-timm-bf16.csv", "zoo2-timm-bf16.csv", "heldout-seed6007-synthetic-bf16.csv", "baseline-synthetic-bf16.csv",
                           "baseline-synthetic-fp16.csv", "depthwise-synthetic-bf16.csv", "depthwise-synthetic-fp16.csv",
                           "tiny-groups-synthetic-bf16.csv"]
 
