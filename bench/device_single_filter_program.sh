@@ -15,16 +15,13 @@
 # (BUDGET_S=seconds, default 565: keep it below the session's budget_left_s)
 . bench/device_setup.sh
 begun=$(date +%s)
-left=$(( ${BUDGET_S:-565} - ($(date +%s) - begun) ))
-[ -n "$SPLITS" ] || ab_twins single-filter-program $((left - 30)) --choice filter_programs=single --algorithms depthwise \
-  --directions bwd_weight --filter "group_channels == 1 and filter_size <= 5" \
-  --problems bench/problems/train-network-like-seed1-synthetic-bf16.csv \
-  bench/problems/train-network-like-seed7-synthetic-bf16.csv bench/problems/train-seed10-synthetic-bf16.csv \
-  bench/problems/train-seed4-synthetic-bf16.csv bench/problems/train-synthetic-bf16.csv
-[ -n "$SPLITS" ] || exit 0
 TRAIN="bench/problems/train-network-like-seed1-synthetic-bf16.csv bench/problems/train-network-like-seed7-synthetic-bf16.csv
   bench/problems/train-seed10-synthetic-bf16.csv bench/problems/train-seed4-synthetic-bf16.csv
   bench/problems/train-synthetic-bf16.csv"
+left=$(( ${BUDGET_S:-565} - ($(date +%s) - begun) ))
+[ -n "$SPLITS" ] || ab_twins single-filter-program $((left - 30)) --choice filter_programs=single --algorithms depthwise \
+  --directions bwd_weight --filter "group_channels == 1 and filter_size <= 5" --problems $TRAIN
+[ -n "$SPLITS" ] || exit 0
 left=$(( ${BUDGET_S:-565} - ($(date +%s) - begun) ))
 ab_twins single-split256 $((left / 2 - 20)) --set split_k=256 --choice filter_programs=single --algorithms depthwise \
   --directions bwd_weight --filter "split_k == 64 and group_channels == 1 and filter_size <= 5" --problems $TRAIN

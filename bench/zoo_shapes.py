@@ -180,8 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{timm.__version__} models {', '.join(args.models)} at their default input size (python -m bench.zoo_shapes); "
         f"each distinct shape at N={TRAINING_BATCH} in every direction, then at N={INFERENCE_BATCH} in fwd"
         + (f"; less the problems of {len(args.exclude)} other problem files" if args.exclude else "")))
-    shapes = len({(p.G, p.C, p.K, p.Hi, p.Wi, p.Y, p.X, p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dil_h, p.dil_w)
-                  for p in problems})
+    shapes = len({tuple(getattr(p, name) for name in SHAPE_FIELDS) for p in problems})
     print(f"{len(problems)} problems ({shapes} distinct shapes) -> {args.problems}; layers -> {args.layers}")
     return 0
 
