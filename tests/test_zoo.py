@@ -8,7 +8,7 @@ import torch
 from gconv.bench.problems import read_problems
 from gconv.bench.zoo_report import pass_totals, read_layers, totals_table
 from gconv.bench.zoo_shapes import (ZooLayer, explicit_padding, write_layers, zoo_layer, zoo_problems)
-from gconv.heuristics.dataset import ProblemMeasurements
+from gconv.heuristics.dataset import ProblemMeasurements, read_measurements
 from gconv.heuristics.model import locate_model
 from gconv.paths import REPO_ROOT
 from gconv.schemas import Direction, DType
@@ -83,16 +83,14 @@ def test_pass_totals_sum_count_times_each_layers_time():
                                 "measurement (cuDNN and a pick)")
 
 
-HELD_OUT_PROBLEM_FILES = ["zoo-timm-bf16.csv", "zoo2-timm-bf16.csv", "heldout-seed6007-synthetic-bf16.csv", "baseline-synthetic-bf16.csv",
-                          "baseline-synthetic-fp16.csv", "depthwise-synthetic-bf16.csv", "depthwise-synthetic-fp16.csv",
-                          "tiny-groups-synthetic-bf16.csv"]
+HELD_OUT_PROBLEM_FILES = ["zoo-timm-bf16.csv", "zoo2-timm-bf16.csv", "heldout-seed6007-synthetic-bf16.csv",
+                          "baseline-synthetic-bf16.csv", "baseline-synthetic-fp16.csv", "depthwise-synthetic-bf16.csv",
+                          "depthwise-synthetic-fp16.csv", "tiny-groups-synthetic-bf16.csv"]
 
 
 @pytest.mark.parametrize("dtype", ["bf16", "fp16"])
 @pytest.mark.parametrize("direction", ["fwd", "bwd_data", "bwd_weight"])
 def test_no_shipped_model_trains_on_a_held_out_problem(direction, dtype):
-    from gconv.heuristics.dataset import read_measurements
-
     held_out = {p.key for name in HELD_OUT_PROBLEM_FILES for p in read_problems(REPO_ROOT / "bench" / "problems" / name)}
     shipped = locate_model(direction, dtype, "sm_90")
     files = [REPO_ROOT / f for f in shipped.metadata.data_files]
