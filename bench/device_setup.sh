@@ -28,7 +28,8 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-odd-channels-seed2-default-bf16-gputime:train-odd-channels-seed2-synthetic-bf16
   train-network-like-seed1-default-bf16-gputime:train-network-like-seed1-synthetic-bf16
   train-network-like-seed7-default-bf16-gputime:train-network-like-seed7-synthetic-bf16
-  train-network-like-seed8-default-bf16-gputime:train-network-like-seed8-synthetic-bf16"
+  train-network-like-seed8-default-bf16-gputime:train-network-like-seed8-synthetic-bf16
+  train-network-quantized-seed1-default-bf16-gputime:train-network-quantized-seed1-synthetic-bf16"
 
 # The training problem files that hold tiny groups (C/G = 2 or 4), bf16 and the fp16 seed-79 set (never the held-out
 # files): the problems of the tiny-group A/Bs (bench/device_tiny_sliding*.sh).
@@ -47,12 +48,13 @@ tiny_twins() {
 }
 
 # verify_default SECONDS FILTER DTYPES...: every `default` instance FILTER (a `gconv rules list --filter` expression)
-# selects, in DTYPES, against float64 on the first two device shapes it supports (bench/verify_device.py stops
-# starting runs after SECONDS), $OUT/verify-summary.md; prints its rc and last lines.
+# selects, in DTYPES, against float64 on the first $VERIFY_SHAPES (default two) device shapes it supports
+# (bench/verify_device.py stops starting runs after SECONDS; one 7x7 depthwise instance takes ~15 s to compile and run
+# on two shapes, hence the minute of grace), $OUT/verify-summary.md; prints its rc and last lines.
 verify_default() {
   seconds=$1 filter=$2; shift 2
-  timeout $((seconds + 20)) python3 bench/verify_device.py --rule-set default --dtypes "$@" --filter "$filter" \
-    --shapes-per-instance 2 --out /tmp/verify --deadline-s $seconds > /tmp/verify.log 2>&1
+  timeout $((seconds + 60)) python3 bench/verify_device.py --rule-set default --dtypes "$@" --filter "$filter" \
+    --shapes-per-instance ${VERIFY_SHAPES:-2} --out /tmp/verify --deadline-s $seconds > /tmp/verify.log 2>&1
   echo "verify rc=$?"; cp /tmp/verify/summary.md $OUT/verify-summary.md 2>/dev/null; tail -n 3 /tmp/verify.log
 }
 

@@ -9,7 +9,7 @@ from typing import Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from gconv.heuristics.analytic import estimate, padding_copy_seconds
-from gconv.schemas import Direction, DType, Problem, RegistryEntry
+from gconv.schemas import Algorithm, Direction, DType, KernelConfig, Problem, RegistryEntry
 
 from .native_selector import NativeSelector, indexable, native_selector
 from .padding import ChannelPadding, padded_problem, padding_for
@@ -68,11 +68,21 @@ def candidate_for(entry: RegistryEntry, problem: Problem) -> Candidate | None:
     return Candidate(entry, padding) if padding else None
 
 
+def narrower_than_needed(config: KernelConfig, problem: Problem, max_vector_bytes: int) -> bool:
+    """Whether a depthwise-algorithm kernel loads narrower vectors than problem allows: its twin at the arch's widest
+    load (max_vector_bytes) runs problem too (G % widest == 0) and is the same kernel with fewer, wider loads. Such a
+    kernel is left out of the candidates (rules/full.yaml's narrower depthwise loads serve the channel counts the
+    widest cannot take), though a forced kernel= still runs it."""
+    widest = max(1, max_vector_bytes // problem.dtype.bytes)
+    return config.algorithm is Algorithm.depthwise and config.vector_width < widest and problem.G % widest == 0
+
+
 _supported: dict[tuple, tuple[Candidate, ...]] = {}
 
 
 def candidates(problem: Problem, rule_set: str | None = None, arch: str | None = None) -> list[Candidate]:
-    """Every instance of the registry that runs problem on arch (some after padding), then the vendor path.
+    """Every instance of the registry that runs problem on arch (some after padding; none narrower_than_needed),
+    then the vendor path.
 
     Memoised per support key (the fields support and padding read): layers that differ only in batch, spatial
     size or column dilation share the enumeration.
@@ -81,8 +91,10 @@ def candidates(problem: Problem, rule_set: str | None = None, arch: str | None =
     key = (rule_set, arch, support_key(problem))
     found = _supported.get(key)
     if found is None:
+        widest = load_arch_spec(arch).max_vector_bytes
         found = _supported[key] = tuple(c for e in _pool(rule_set, problem.direction, problem.dtype, arch)
-                                        if (c := candidate_for(e, problem)) is not None)
+                                        if not narrower_than_needed(e.config, problem, widest)
+                                        and (c := candidate_for(e, problem)) is not None)
     return [*found, Candidate(None)]
 
 

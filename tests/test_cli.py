@@ -66,7 +66,7 @@ def test_stats_shows_all_six_sets(capsys):
     assert table[0] == "Instances per set x direction x dtype"
     assert [row.split()[0] for row in table[3:]] == ["full", "full-tests", "tiny", "tests", "profiler", "default"]
     totals = {row.split()[0]: int(row.split()[-1]) for row in table[3:]}
-    assert 300 <= totals["full"] <= 6500
+    assert 300 <= totals["full"] <= 8000
     for quarter in ("tests", "profiler"):
         assert 0.12 <= totals[quarter] / totals["full"] <= 0.4
     assert totals["tiny"] <= 56

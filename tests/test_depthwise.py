@@ -101,6 +101,21 @@ CASES = [
                                                                       dil_h=1, dil_w=1)),
     ("bwd_weight_fp32_depthwise_t8x4c16_f7_m1_sr1_w2_v1_sk1", dict(N=1, G=5, K=1, Hi=10, Wi=7, Y=7, X=7, stride_h=1,
                                                                     stride_w=1, pad_h=3, pad_w=3, dil_h=1, dil_w=1)),
+    # 8-byte loads (4 fp16 channels) on channel counts 8 does not divide (GhostNet's 12, 20, 36): every direction, the
+    # per-tap and sliding-rows kernels, channel blocks the groups do not fill.
+    ("fwd_fp16_depthwise_t4x8c32_f3_m1_w2_v4", dict(N=2, G=20, K=1, Hi=9, Wi=11, Y=3, X=3, stride_h=1, stride_w=1,
+                                                     pad_h=1, pad_w=1, dil_h=1, dil_w=1)),
+    ("fwd_fp16_depthwise_t4x16c64_f5_m1_sr2_w4_v4", dict(N=1, G=36, K=1, Hi=13, Wi=10, Y=5, X=5, stride_h=2,
+                                                          stride_w=2, pad_h=2, pad_w=2, dil_h=1, dil_w=1)),
+    ("bwd_data_fp16_depthwise_t4x16c32_f5_m4_w4_v4", dict(N=1, G=12, K=4, Hi=9, Wi=8, Y=5, X=5, stride_h=2,
+                                                           stride_w=1, pad_h=2, pad_w=2, dil_h=1, dil_w=1)),
+    ("bwd_data_fp16_depthwise_t4x16c64_f7_m1_sr1_w4_v4", dict(N=2, G=12, K=1, Hi=10, Wi=9, Y=7, X=7, stride_h=1,
+                                                               stride_w=1, pad_h=3, pad_w=3, dil_h=1, dil_w=1)),
+    ("bwd_weight_fp16_depthwise_t8x8c32_f3_m2_w4_v4_sk64", dict(N=2, G=12, K=2, Hi=11, Wi=9, Y=3, X=3, stride_h=2,
+                                                                 stride_w=2, pad_h=1, pad_w=1, dil_h=1, dil_w=1)),
+    ("bwd_weight_fp16_depthwise_t4x8c32_f3_m1_sr2_w2_v4_sk64", dict(N=2, G=20, K=1, Hi=12, Wi=11, Y=3, X=3,
+                                                                     stride_h=2, stride_w=1, pad_h=1, pad_w=1,
+                                                                     dil_h=1, dil_w=1)),
 ]
 
 

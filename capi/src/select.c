@@ -319,6 +319,14 @@ static int padding_for(const gconv_config *c, const gconv_prob *p, int64_t *padd
     return found;
 }
 
+/* runtime/selection.py narrower_than_needed: a depthwise-algorithm config loading narrower vectors than the arch's
+ * widest where its widest twin runs p too (G % widest == 0); left out of the candidates, though a forced kernel runs. */
+static int narrower_than_needed(const gconv_config *c, const gconv_prob *p) {
+    int64_t widest = gconv_arch_data.max_vector_bytes / gconv_dtype_bytes(p->dtype);
+    if (widest < 1) widest = 1;
+    return c->algorithm == GCONV_ALGORITHM_DEPTHWISE && c->vector_width < widest && p->G % widest == 0;
+}
+
 /* 1: runs p as it is; 2: runs p after padding to *padded_C x *padded_K; 0: cannot run p. */
 int gconv_candidate_for(const gconv_config *config, const gconv_prob *p, int64_t *padded_C, int64_t *padded_K) {
     *padded_C = p->C;
@@ -578,7 +586,7 @@ static int next_candidate(const gconv_prob *p, const gconv_pool *pool, const gco
     for (; *i < pool->count; ++*i) {
         const gconv_config *c = pool_config(pool, *i);
         if (c->direction != p->direction || c->dtype != p->dtype) continue;
-        if (!gconv_candidate_for(c, p, &out->C, &out->K)) continue;
+        if (narrower_than_needed(c, p) || !gconv_candidate_for(c, p, &out->C, &out->K)) continue;
         out->name = pool_name(pool, *i);
         if (model && !knows(model, out->name)) {
             ++*skipped;
