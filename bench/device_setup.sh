@@ -29,7 +29,8 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-network-like-seed1-default-bf16-gputime:train-network-like-seed1-synthetic-bf16
   train-network-like-seed7-default-bf16-gputime:train-network-like-seed7-synthetic-bf16
   train-network-like-seed8-default-bf16-gputime:train-network-like-seed8-synthetic-bf16
-  train-network-quantized-seed1-default-bf16-gputime:train-network-quantized-seed1-synthetic-bf16"
+  train-network-quantized-seed1-default-bf16-gputime:train-network-quantized-seed1-synthetic-bf16
+  train-odd-groups-seed1-default-bf16-gputime:train-odd-groups-seed1-synthetic-bf16"
 
 # The training problem files that hold tiny groups (C/G = 2 or 4), bf16 and the fp16 seed-79 set (never the held-out
 # files): the problems of the tiny-group A/Bs (bench/device_tiny_sliding*.sh).

@@ -51,16 +51,22 @@ def synthetic_problems(count: int, seed: int, directions=tuple(Direction), dtype
     return [Problem(direction=d, dtype=t, **s) for s in shapes for d in directions for t in dtypes]
 
 
-def odd_channel_problems(count: int, seed: int, dtype: DType = DType.bf16) -> list[Problem]:
+ODD_GROUP_COUNTS = (3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 25, 27)
+
+
+def odd_channel_problems(count: int, seed: int, dtype: DType = DType.bf16, odd_groups: bool = False,
+                         excluded: frozenset[Problem] = frozenset()) -> list[Problem]:
     """count shapes x three directions with C/G a multiple of 8 but not of 32 (24 to 80; half of them 24, where groups
     can still be merged) and K/G = C/G or twice it, 3x3 to 7x7 filters, N 8 or 32, 28 to 128 pixels square: the
-    channel counts where every implicit-GEMM tile pads its reduction or its filters."""
+    channel counts where every implicit-GEMM tile pads its reduction or its filters. G is a power of two (2 to 32),
+    or with odd_groups an odd count (3 to 27: no merge of 2, 4 or 8 groups divides it). Shapes with a problem in
+    excluded are drawn again."""
     rng = random.Random(seed)
     shapes = []
     while len(shapes) < count:
         C = 24 if len(shapes) % 2 == 0 else rng.choice([40, 48, 56, 80])
         K = rng.choice([C, C, 2 * C])
-        G = rng.choice([2, 4, 8, 16, 32])
+        G = rng.choice(ODD_GROUP_COUNTS if odd_groups else [2, 4, 8, 16, 32])
         Y = rng.choice([3, 3, 5, 7])
         stride = rng.choice([1, 1, 2])
         dilation = rng.choice([1, 1, 1, 2])
@@ -69,8 +75,11 @@ def odd_channel_problems(count: int, seed: int, dtype: DType = DType.bf16) -> li
         if N * G * max(C, K) * H * H > MAX_ACTIVATION_ELEMENTS // 2:
             continue
         pad = dilation * (Y - 1) // 2
-        shapes.append(dict(N=N, G=G, C=C, K=K, Hi=H, Wi=H, Y=Y, X=Y, stride_h=stride, stride_w=stride, pad_h=pad,
-                           pad_w=pad, dil_h=dilation, dil_w=dilation))
+        shape = dict(N=N, G=G, C=C, K=K, Hi=H, Wi=H, Y=Y, X=Y, stride_h=stride, stride_w=stride, pad_h=pad, pad_w=pad,
+                     dil_h=dilation, dil_w=dilation)
+        if any(Problem(direction=d, dtype=dtype, **shape) in excluded for d in Direction):
+            continue
+        shapes.append(shape)
     return [Problem(direction=d, dtype=dtype, **s) for s in shapes for d in Direction]
 
 

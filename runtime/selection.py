@@ -99,8 +99,9 @@ def candidates(problem: Problem, rule_set: str | None = None, arch: str | None =
 
 
 def kernels_for(problem: Problem, rule_set: str | None = None, arch: str | None = None) -> list[str]:
-    """Names of every kernel that can run problem on arch (default: this machine's GPU, else sm_90): registry
-    instances (sorted; some run after channel padding), then 'cudnn' (the vendor path)."""
+    """Names of every candidate kernel of problem on arch (default: this machine's GPU, else sm_90): registry
+    instances (sorted; some run after channel padding; no depthwise one narrower_than_needed, which kernel= still
+    runs), then 'cudnn' (the vendor path)."""
     return [c.name for c in candidates(problem, rule_set, arch)]
 
 

@@ -296,3 +296,19 @@ def test_quantized_network_widths_give_group_and_channel_counts_no_power_of_two_
     grouped = [p.G for p in problems if p.C > 1]
     assert all(g % 4 == 0 for g in depthwise) and any(g % 8 for g in depthwise)
     assert any(g % 2 for g in grouped if g > 1)
+
+
+def test_odd_group_counts_keep_the_odd_channel_shapes_and_avoid_the_excluded_problems():
+    from gconv.bench.problems import ODD_GROUP_COUNTS, odd_channel_problems
+
+    committed = read_problems(REPO_ROOT / "bench" / "problems" / "train-odd-channels-seed2-synthetic-bf16.csv")
+    assert odd_channel_problems(12, seed=2) == committed  # the default draws what it drew before the option
+    problems = odd_channel_problems(24, seed=1, odd_groups=True)
+    assert len(problems) == 72 and {p.G for p in problems} <= set(ODD_GROUP_COUNTS)
+    assert all(p.G % 2 and p.C % 8 == 0 and p.C % 32 and p.K in (p.C, 2 * p.C) for p in problems)
+    assert sum(p.C == 24 for p in problems) == 36
+    avoided = frozenset(problems[:3])
+    assert not avoided & set(odd_channel_problems(24, seed=1, odd_groups=True, excluded=avoided))
+    every = {p for path in (REPO_ROOT / "bench" / "problems").glob("*.csv") for p in read_problems(path)}
+    drawn = read_problems(REPO_ROOT / "bench" / "problems" / "train-odd-groups-seed1-synthetic-bf16.csv")
+    assert drawn == odd_channel_problems(24, seed=1, odd_groups=True, excluded=frozenset(every - set(drawn)))

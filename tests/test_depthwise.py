@@ -165,7 +165,8 @@ def test_split_channel_reduction_matches_float64_reference(name, fields, tmp_pat
 
 def test_split_channel_reduction_covers_the_tiny_group_and_multiplier_cases():
     assert sorted(name for name, _ in SPLIT_CASES) == [
-        "bwd_data_fp16_depthwise_t4x16c32_f1_m4_w4_v8", "bwd_data_fp16_depthwise_t4x8c16_f7_m1_cpg4_w4_v8",
+        "bwd_data_fp16_depthwise_t4x16c32_f1_m4_w4_v8", "bwd_data_fp16_depthwise_t4x16c32_f5_m4_w4_v4",
+        "bwd_data_fp16_depthwise_t4x8c16_f7_m1_cpg4_w4_v8",
         "bwd_data_fp16_depthwise_t4x8c16_f7_m4_w4_v8", "bwd_data_fp32_depthwise_t2x16c128_f1_m2_w4_v1",
         "bwd_data_fp32_depthwise_t2x4c16_f3_m4_cpg2_w2_v1", "bwd_data_fp32_depthwise_t2x4c16_f5_m2_w2_v1",
         "bwd_data_fp32_depthwise_t4x8c16_f3_m4_cpg4_w2_v1", "fwd_fp16_depthwise_t4x8c16_f3_m4_cpg4_w2_v8",
