@@ -73,8 +73,10 @@ def narrower_than_needed(config: KernelConfig, problem: Problem, max_vector_byte
     load (max_vector_bytes) runs problem too (G % widest == 0) and is the same kernel with fewer, wider loads. Such a
     kernel is left out of the candidates (rules/full.yaml's narrower depthwise loads serve the channel counts the
     widest cannot take), though a forced kernel= still runs it."""
+    if config.algorithm is not Algorithm.depthwise:
+        return False
     widest = max(1, max_vector_bytes // problem.dtype.bytes)
-    return config.algorithm is Algorithm.depthwise and config.vector_width < widest and problem.G % widest == 0
+    return config.vector_width < widest and problem.G % widest == 0
 
 
 _supported: dict[tuple, tuple[Candidate, ...]] = {}

@@ -322,9 +322,10 @@ static int padding_for(const gconv_config *c, const gconv_prob *p, int64_t *padd
 /* runtime/selection.py narrower_than_needed: a depthwise-algorithm config loading narrower vectors than the arch's
  * widest where its widest twin runs p too (G % widest == 0); left out of the candidates, though a forced kernel runs. */
 static int narrower_than_needed(const gconv_config *c, const gconv_prob *p) {
+    if (c->algorithm != GCONV_ALGORITHM_DEPTHWISE) return 0;  /* most of the pool: no division on the hot loop */
     int64_t widest = gconv_arch_data.max_vector_bytes / gconv_dtype_bytes(p->dtype);
     if (widest < 1) widest = 1;
-    return c->algorithm == GCONV_ALGORITHM_DEPTHWISE && c->vector_width < widest && p->G % widest == 0;
+    return c->vector_width < widest && p->G % widest == 0;
 }
 
 /* 1: runs p as it is; 2: runs p after padding to *padded_C x *padded_K; 0: cannot run p. */
