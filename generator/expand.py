@@ -45,7 +45,8 @@ def depthwise_group_channels(rule: Rule) -> list[int]:
 
 
 def rule_candidates(rule: Rule, arch: ArchSpec) -> Iterator[dict]:
-    """Every axis combination of a rule, as KernelConfig keyword arguments (in a fixed order)."""
+    """Every axis combination of a rule, as KernelConfig keyword arguments (in a fixed order). last_arrival is a way
+    to reduce splits: an unsplit instance is expanded once, without it."""
     for direction, dtype in itertools.product(rule.directions, rule.dtypes):
         for tile in rule.tiles:
             for (block_k, warps, tile_w, stages, pipeline, raster, vector, merge, split, filter_size,
@@ -55,14 +56,16 @@ def rule_candidates(rule: Rule, arch: ArchSpec) -> Iterator[dict]:
                 rule.multipliers or [0], depthwise_group_channels(rule), rule.tap_major, rule.two_stage,
                 rule.explicit_gemm, rule.sliding_rows,
             ):
-                yield dict(
-                    direction=direction, dtype=dtype, algorithm=rule.algorithm, block_m=tile.block_m,
-                    block_n=tile.block_n, block_k=block_k, num_warps=warps, num_stages=stages, pipeline=pipeline,
-                    raster_group=raster, vector_width=vector.width(arch.max_vector_bytes, dtype),
-                    groups_to_merge=merge, split_k=split, tile_w=tile_w, filter_size=filter_size,
-                    multiplier=multiplier, group_channels=group_channels, tap_major=tap_major, two_stage=two_stage,
-                    explicit_gemm=explicit_gemm, sliding_rows=sliding_rows,
-                )
+                for last_arrival in rule.last_arrival if split > 1 else [False]:
+                    yield dict(
+                        direction=direction, dtype=dtype, algorithm=rule.algorithm, block_m=tile.block_m,
+                        block_n=tile.block_n, block_k=block_k, num_warps=warps, num_stages=stages, pipeline=pipeline,
+                        raster_group=raster, vector_width=vector.width(arch.max_vector_bytes, dtype),
+                        groups_to_merge=merge, split_k=split, tile_w=tile_w, filter_size=filter_size,
+                        multiplier=multiplier, group_channels=group_channels, tap_major=tap_major,
+                        two_stage=two_stage, explicit_gemm=explicit_gemm, sliding_rows=sliding_rows,
+                        last_arrival=last_arrival,
+                    )
 
 
 def first_violation(config: KernelConfig, arch: ArchSpec, loaded: LoadedRuleSet, rule_index: int) -> Exclusion | None:

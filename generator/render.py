@@ -44,6 +44,8 @@ def signature(config: KernelConfig) -> list[tuple[str, str]]:
     args += [(name, "i32") for name in PROBLEM_ARGS + STRIDE_ARGS]
     if config.pipeline in (Pipeline.persistent, Pipeline.streamk):
         args.append(("num_programs", "i32"))
+    if config.last_arrival:
+        args += [("ws_ptr", "*fp32"), ("arrivals_ptr", "*i32")]
     return args
 
 
@@ -329,6 +331,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "persistent": config.pipeline is Pipeline.persistent,
         "tap_major": config.tap_major,
         "two_stage": config.two_stage,
+        "last_arrival": config.last_arrival,
         "explicit_gemm": config.explicit_gemm,
         "streamk": config.pipeline is Pipeline.streamk,
         # fp32 operands go through tensor cores as TF32, as cuDNN does by default for convolutions.

@@ -20,7 +20,8 @@ _TOKEN_PIPELINES = {token: pipeline for pipeline, token in PIPELINE_TOKENS.items
 # explicit GEMM (1x1, stride 1, no padding: pixels are GEMM rows as they lie); _cpg a depthwise-family kernel for more
 # than one input channel per group (absent for C/G = 1, the names measured before the axis existed); _sr{S} a
 # depthwise kernel with sliding rows built for row stride S (absent for the per-tap kernels); a `ts`
-# after the split count marks a two-stage split reduction (fp32 workspace slices, then one summing pass).
+# after the split count marks a two-stage split reduction (fp32 workspace slices, then one summing pass), an `la` a
+# last-arrival one (atomics into a zeroed fp32 workspace the runtime keeps; the last split to finish a block casts it).
 _NAME_RE = re.compile(
     r"^(?P<direction>fwd|bwd_data|bwd_weight)_(?P<dtype>fp16|bf16|fp32)_(?:"
     r"igemm_m(?P<bm>\d+)n(?P<bn>\d+)k(?P<bk>\d+)_w(?P<iw>\d+)_s(?P<stages>\d+)_(?P<pipe>ms|tma|pers|strk)"
@@ -29,7 +30,7 @@ _NAME_RE = re.compile(
     r"|depthwise_t(?P<th>\d+)x(?P<tw>\d+)c(?P<gc>\d+)_f(?P<fs>\d+)_m(?P<mult>\d+)"
     r"(?:_cpg(?P<cpg>\d+))?(?:_sr(?P<sr>\d+))?"
     r"_w(?P<ww>\d+)_v(?P<wv>\d+))"
-    r"(?:_sk(?P<split>\d+)(?P<ts>ts)?)?$"
+    r"(?:_sk(?P<split>\d+)(?P<reduce>ts|la)?)?$"
 )
 
 
@@ -84,6 +85,7 @@ class KernelConfig(BaseModel):
     tap_major: bool = False
     two_stage: bool = False
     explicit_gemm: bool = False
+    last_arrival: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -116,6 +118,10 @@ class KernelConfig(BaseModel):
         if self.two_stage and (self.algorithm is not Algorithm.igemm or self.split_k == 1):
             raise ValueError("two_stage is an axis of the igemm bwd_weight kernels with split_k > 1 (each split "
                              "stores its partial tile in an fp32 workspace slice, one pass sums the slices)")
+        if self.last_arrival and (self.algorithm is not Algorithm.depthwise or self.split_k == 1):
+            raise ValueError("last_arrival is an axis of the depthwise bwd_weight kernels with split_k > 1 (splits add "
+                             "into a zeroed fp32 workspace the runtime keeps; the last split of each output block to "
+                             "finish casts the sums into the result and zeroes the workspace again)")
         if self.algorithm is not Algorithm.depthwise:
             fixed.update(filter_size=0, multiplier=0, group_channels=0, sliding_rows=0)
             if self.tile_w:
@@ -190,8 +196,8 @@ class KernelConfig(BaseModel):
     @property
     def accumulates_fp32(self) -> bool:
         """bwd_weight kernels whose programs add partial sums into one zeroed fp32 workspace with atomics (split-K,
-        StreamK); the runtime casts the workspace into the result."""
-        return (self.split_k > 1 and not self.two_stage) or self.pipeline is Pipeline.streamk
+        StreamK); the runtime casts the workspace into the result. (Last-arrival kernels cast it themselves.)"""
+        return (self.split_k > 1 and not self.two_stage and not self.last_arrival) or self.pipeline is Pipeline.streamk
 
     @property
     def writes_fp32_partials(self) -> bool:
@@ -226,7 +232,8 @@ class KernelConfig(BaseModel):
                     f"{f'_cpg{self.group_channels}' if self.group_channels > 1 else ''}"
                     f"{f'_sr{self.sliding_rows}' if self.sliding_rows else ''}"
                     f"_w{self.num_warps}_v{self.vector_width}")
-        tail = f"_sk{self.split_k}{'ts' if self.two_stage else ''}" if self.direction is Direction.bwd_weight else ""
+        reduction = "ts" if self.two_stage else "la" if self.last_arrival else ""
+        tail = f"_sk{self.split_k}{reduction}" if self.direction is Direction.bwd_weight else ""
         return f"{head}_{body}{tail}"
 
     @classmethod
@@ -244,7 +251,8 @@ class KernelConfig(BaseModel):
         if has_split != (direction is Direction.bwd_weight):
             raise ValueError(f"{name!r}: the _sk<split> token is present exactly for bwd_weight kernels")
         common = {"direction": direction, "dtype": DType(parts["dtype"]),
-                  "split_k": int(parts["split"] or 1), "two_stage": parts["ts"] is not None}
+                  "split_k": int(parts["split"] or 1), "two_stage": parts["reduce"] == "ts",
+                  "last_arrival": parts["reduce"] == "la"}
         if parts["bm"] is not None:
             return cls(
                 **common, algorithm=Algorithm.igemm, block_m=int(parts["bm"]), block_n=int(parts["bn"]),

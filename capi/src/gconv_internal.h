@@ -22,7 +22,7 @@ enum {
 typedef struct gconv_config {
     int direction, dtype, algorithm, block_m, block_n, block_k, num_warps, num_stages, pipeline, raster_group,
         vector_width, groups_to_merge, split_k, tile_w, filter_size, multiplier, group_channels, sliding_rows,
-        tap_major, two_stage, explicit_gemm;
+        tap_major, two_stage, explicit_gemm, last_arrival;
 } gconv_config;
 
 typedef struct gconv_entry {

@@ -174,9 +174,11 @@ static void weight_strides(int64_t C, int64_t Y, int64_t X, int32_t s[4]) {
 }
 
 /* runtime/launch.py launch: x_like, w_like, y_like are torch-shaped operands of the (padded) problem t. */
+/* One launch of an instance; a last-arrival kernel (schemas/kernel_config.py last_arrival) also takes its zeroed
+   fp32 workspace (the result's layout) and arrival counters, `arrivals` (else 0). */
 static gconv_status launch_instance(const gconv_cuda *cuda, const gconv_entry *entry, const gconv_prob *t,
                                     CUdeviceptr x_like, CUdeviceptr w_like, CUdeviceptr y_like, int sm_count,
-                                    CUstream stream) {
+                                    CUstream stream, CUdeviceptr workspace, CUdeviceptr arrivals) {
     int32_t sizes[16] = {(int32_t)t->N, (int32_t)t->G, (int32_t)t->C, (int32_t)t->K, (int32_t)t->Hi,
                          (int32_t)t->Wi, (int32_t)t->Ho, (int32_t)t->Wo, (int32_t)t->Y, (int32_t)t->X,
                          (int32_t)t->stride_h, (int32_t)t->stride_w, (int32_t)t->pad_h, (int32_t)t->pad_w,
@@ -188,7 +190,7 @@ static gconv_status launch_instance(const gconv_cuda *cuda, const gconv_entry *e
     int64_t grid[3];
     gconv_tile_grid(&entry->config, t, grid);
     int32_t programs = 0;
-    void *params[3 + 16 + 12 + 1 + 2];
+    void *params[3 + 16 + 12 + 1 + 2 + 2];
     unsigned count = 0;
     params[count++] = &x_like;
     params[count++] = &w_like;
@@ -204,6 +206,10 @@ static gconv_status launch_instance(const gconv_cuda *cuda, const gconv_entry *e
         params[count++] = &programs;
         grid[0] = programs;
         grid[1] = grid[2] = 1;
+    }
+    if (entry->config.last_arrival) {
+        params[count++] = &workspace;
+        params[count++] = &arrivals;
     }
     return launch(cuda, entry->binary, grid, params, count, stream);
 }
@@ -250,7 +256,14 @@ static gconv_status allocate(const gconv_cuda *cuda, buffers *owned, size_t byte
 
 /* schemas/kernel_config.py accumulates_fp32: split-K (one stage) and StreamK add partial sums with fp32 atomics. */
 static int accumulates_fp32(const gconv_config *c) {
-    return (c->split_k > 1 && !c->two_stage) || c->pipeline == GCONV_PIPELINE_STREAMK;
+    return (c->split_k > 1 && !c->two_stage && !c->last_arrival) || c->pipeline == GCONV_PIPELINE_STREAMK;
+}
+
+/* A last-arrival kernel's arrival counters: one per group block and filter program (runtime/launch.py). */
+static int64_t arrival_counters(const gconv_config *c, const gconv_prob *t) {
+    int64_t grid[3];
+    gconv_tile_grid(c, t, grid);
+    return grid[1] * grid[2];
 }
 
 static int64_t activation_elements(const gconv_prob *p, int input, int64_t channels) {
@@ -268,6 +281,8 @@ size_t gconv_temporary_bytes(const gconv_prob *p, const gconv_choice *choice) {
     size_t total = padded ? (size_t)(x + y + w) * bytes : 0;
     if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && choice->entry->config.two_stage)
         total += (size_t)w * 4 * (size_t)choice->entry->config.split_k;
+    else if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && choice->entry->config.last_arrival)
+        total += (size_t)(w + arrival_counters(&choice->entry->config, &t)) * 4;
     else if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && accumulates_fp32(&choice->entry->config) &&
              p->dtype != GCONV_DTYPE_FP32)
         total += (size_t)w * 4;
@@ -315,14 +330,22 @@ static gconv_status run(const gconv_cuda *cuda, const gconv_prob *p, const gconv
         if (status) return status;
     }
     if (p->direction == GCONV_DIRECTION_FWD) {
-        status = launch_instance(cuda, entry, &t, ta, tb, tout, sm_count, stream);
+        status = launch_instance(cuda, entry, &t, ta, tb, tout, sm_count, stream, 0, 0);
     } else if (p->direction == GCONV_DIRECTION_BWD_DATA) {
-        status = launch_instance(cuda, entry, &t, tout, tb, ta, sm_count, stream);
+        status = launch_instance(cuda, entry, &t, tout, tb, ta, sm_count, stream, 0, 0);
+    } else if (entry->config.last_arrival) {
+        /* The Python runtime keeps this workspace zeroed between launches (runtime/arrival_workspace.py); here it is
+           a zeroed temporary of each call: one memset, and the kernel casts its sums into the result itself. */
+        CUdeviceptr workspace;
+        size_t sums = (size_t)weight * 4;
+        status = allocate(cuda, owned, sums + (size_t)arrival_counters(&entry->config, &t) * 4, 1, &workspace, stream);
+        if (status) return status;
+        status = launch_instance(cuda, entry, &t, ta, tout, tb, sm_count, stream, workspace, workspace + sums);
     } else if (entry->config.two_stage) {  /* fp32 slices, one per split (runtime/launch.py), then their sum */
         CUdeviceptr slices;
         int32_t n = (int32_t)weight, count = entry->config.split_k;
         if ((status = allocate(cuda, owned, (size_t)weight * 4 * (size_t)count, 0, &slices, stream))) return status;
-        status = launch_instance(cuda, entry, &t, ta, slices, tb, sm_count, stream);
+        status = launch_instance(cuda, entry, &t, ta, slices, tb, sm_count, stream, 0, 0);
         if (status == GCONV_STATUS_SUCCESS) {
             void *params[4 + 2] = {&slices, &tout, &n, &count};
             int64_t grid[3] = {(weight + AUX_BLOCK - 1) / AUX_BLOCK, 1, 1};
@@ -338,7 +361,7 @@ static gconv_status run(const gconv_cuda *cuda, const gconv_prob *p, const gconv
         } else if ((status = allocate(cuda, owned, (size_t)weight * 4, 1, &workspace, stream))) {
             return status;
         }
-        status = launch_instance(cuda, entry, &t, ta, workspace, tb, sm_count, stream);
+        status = launch_instance(cuda, entry, &t, ta, workspace, tb, sm_count, stream, 0, 0);
         if (status == GCONV_STATUS_SUCCESS && workspace != tout) {
             int32_t n = (int32_t)weight;
             void *params[3 + 2] = {&workspace, &tout, &n};
@@ -347,7 +370,7 @@ static gconv_status run(const gconv_cuda *cuda, const gconv_prob *p, const gconv
                             params, 3, stream);
         }
     } else {
-        status = launch_instance(cuda, entry, &t, ta, tout, tb, sm_count, stream);
+        status = launch_instance(cuda, entry, &t, ta, tout, tb, sm_count, stream, 0, 0);
     }
     if (status || !padded) return status;
     /* runtime/padding.py unpad_result */

@@ -108,16 +108,23 @@ def kernel(
         acc_6 += dyv * xv
 
     dw_offs = g * swk + fy * swy + 0 * swx
-    tl.atomic_add(dw_ptr + dw_offs, tl.sum(acc_0, axis=0), mask=mask_g)
+    total = tl.sum(acc_0, axis=0)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
     dw_offs = g * swk + fy * swy + 1 * swx
-    tl.atomic_add(dw_ptr + dw_offs, tl.sum(acc_1, axis=0), mask=mask_g)
+    total = tl.sum(acc_1, axis=0)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
     dw_offs = g * swk + fy * swy + 2 * swx
-    tl.atomic_add(dw_ptr + dw_offs, tl.sum(acc_2, axis=0), mask=mask_g)
+    total = tl.sum(acc_2, axis=0)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
     dw_offs = g * swk + fy * swy + 3 * swx
-    tl.atomic_add(dw_ptr + dw_offs, tl.sum(acc_3, axis=0), mask=mask_g)
+    total = tl.sum(acc_3, axis=0)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
     dw_offs = g * swk + fy * swy + 4 * swx
-    tl.atomic_add(dw_ptr + dw_offs, tl.sum(acc_4, axis=0), mask=mask_g)
+    total = tl.sum(acc_4, axis=0)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
     dw_offs = g * swk + fy * swy + 5 * swx
-    tl.atomic_add(dw_ptr + dw_offs, tl.sum(acc_5, axis=0), mask=mask_g)
+    total = tl.sum(acc_5, axis=0)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
     dw_offs = g * swk + fy * swy + 6 * swx
-    tl.atomic_add(dw_ptr + dw_offs, tl.sum(acc_6, axis=0), mask=mask_g)
+    total = tl.sum(acc_6, axis=0)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)

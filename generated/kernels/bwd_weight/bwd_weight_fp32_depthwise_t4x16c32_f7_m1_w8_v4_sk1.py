@@ -117,16 +117,23 @@ def kernel(
         acc_6 += dyv * xv
 
     dw_offs = g * swk + fy * swy + 0 * swx
-    tl.store(dw_ptr + dw_offs, tl.sum(acc_0, axis=0).to(dw_ptr.dtype.element_ty), mask=mask_g)
+    total = tl.sum(acc_0, axis=0)
+    tl.store(dw_ptr + dw_offs, total.to(dw_ptr.dtype.element_ty), mask=mask_g)
     dw_offs = g * swk + fy * swy + 1 * swx
-    tl.store(dw_ptr + dw_offs, tl.sum(acc_1, axis=0).to(dw_ptr.dtype.element_ty), mask=mask_g)
+    total = tl.sum(acc_1, axis=0)
+    tl.store(dw_ptr + dw_offs, total.to(dw_ptr.dtype.element_ty), mask=mask_g)
     dw_offs = g * swk + fy * swy + 2 * swx
-    tl.store(dw_ptr + dw_offs, tl.sum(acc_2, axis=0).to(dw_ptr.dtype.element_ty), mask=mask_g)
+    total = tl.sum(acc_2, axis=0)
+    tl.store(dw_ptr + dw_offs, total.to(dw_ptr.dtype.element_ty), mask=mask_g)
     dw_offs = g * swk + fy * swy + 3 * swx
-    tl.store(dw_ptr + dw_offs, tl.sum(acc_3, axis=0).to(dw_ptr.dtype.element_ty), mask=mask_g)
+    total = tl.sum(acc_3, axis=0)
+    tl.store(dw_ptr + dw_offs, total.to(dw_ptr.dtype.element_ty), mask=mask_g)
     dw_offs = g * swk + fy * swy + 4 * swx
-    tl.store(dw_ptr + dw_offs, tl.sum(acc_4, axis=0).to(dw_ptr.dtype.element_ty), mask=mask_g)
+    total = tl.sum(acc_4, axis=0)
+    tl.store(dw_ptr + dw_offs, total.to(dw_ptr.dtype.element_ty), mask=mask_g)
     dw_offs = g * swk + fy * swy + 5 * swx
-    tl.store(dw_ptr + dw_offs, tl.sum(acc_5, axis=0).to(dw_ptr.dtype.element_ty), mask=mask_g)
+    total = tl.sum(acc_5, axis=0)
+    tl.store(dw_ptr + dw_offs, total.to(dw_ptr.dtype.element_ty), mask=mask_g)
     dw_offs = g * swk + fy * swy + 6 * swx
-    tl.store(dw_ptr + dw_offs, tl.sum(acc_6, axis=0).to(dw_ptr.dtype.element_ty), mask=mask_g)
+    total = tl.sum(acc_6, axis=0)
+    tl.store(dw_ptr + dw_offs, total.to(dw_ptr.dtype.element_ty), mask=mask_g)
