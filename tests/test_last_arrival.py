@@ -1,0 +1,140 @@
+"""Last-arrival split reductions of the depthwise bwd_weight kernels (`_sk<S>la`): splits add into an fp32 workspace the
+runtime keeps zeroed (runtime/arrival_workspace.py), count their arrivals per output block, and the last to arrive
+casts the block's sums into the result and zeroes them again. Interpreter numerics against float64 into NaN-poisoned
+outputs (splits with nothing to add, every template: per tap, sliding rows, channel multipliers, tiny groups), the
+workspace left zero for the next launch, its reuse and layout, the axis rules and the rule that picks it."""
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from gconv.generator.render import signature
+from gconv.runtime import arrival_workspace as kept
+from gconv.runtime.arrival_workspace import arrival_workspace, release_arrival_workspaces
+from gconv.runtime.kernels import load_kernel_module
+from gconv.runtime.launch import run
+from gconv.runtime.reference import INTERPRETER_ERROR_BOUND, poisoned_output, random_operands, reference, relative_error
+from gconv.runtime.registry import entries_by_name, load_registry
+from gconv.runtime.support import unsupported_reason
+from gconv.paths import REPO_ROOT
+from gconv.schemas import KernelConfig, Problem
+
+from interpreter_numerics import assert_rendered_matches_reference
+
+SHAPES = {
+    # N*Ho*Wo = 2*9*13 pixels in 4 x 8 tiles: 2*3*2 = 12 tiles for 16 splits, so 4 splits have nothing to add.
+    "empty-splits": dict(N=2, Hi=9, Wi=13, Y=3, X=3, pad_h=1, pad_w=1),
+    "s2": dict(N=3, Hi=15, Wi=10, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
+    "5x5-d2": dict(N=2, Hi=13, Wi=11, Y=5, X=5, stride_h=2, stride_w=1, pad_h=3, pad_w=2, dil_h=2, dil_w=1),
+}
+REGISTRY_KERNELS = [  # of the `tiny` set (the C library tests build it): (name, G, C, K, shape); sliding rows of stride 1 take stride 1 only
+    ("bwd_weight_fp16_depthwise_t4x8c32_f3_m1_w4_v8_sk16la", 40, 1, 1, "empty-splits"),
+    ("bwd_weight_fp16_depthwise_t4x8c32_f3_m1_w4_v8_sk16la", 40, 1, 1, "s2"),
+    ("bwd_weight_fp16_depthwise_t4x8c32_f3_m1_sr1_w2_v8_sk16la", 40, 1, 1, "empty-splits"),
+    ("bwd_weight_fp16_depthwise_t4x8c16_f3_m1_cpg4_w4_v8_sk16la", 24, 4, 1, "s2"),
+    ("bwd_weight_fp32_depthwise_t4x8c16_f3_m2_cpg2_w4_v1_sk16la", 19, 2, 2, "empty-splits"),
+]
+RENDERED_KERNELS = {  # twins no set holds: the other templates' last-arrival epilogues
+    "bwd_weight_fp16_depthwise_t4x8c32_f3_m1_sr2_w2_v8_sk16la": (40, 1, 1, "s2"),
+    "bwd_weight_fp16_depthwise_t4x16c32_f3_m2_w4_v8_sk4la": (24, 1, 2, "empty-splits"),
+    "bwd_weight_fp32_depthwise_t2x8c16_f5_m1_w4_v1_sk4la": (19, 1, 1, "5x5-d2"),
+}
+
+
+def _problem(G: int, C: int, K: int, shape: str, dtype: str) -> Problem:
+    return Problem(direction="bwd_weight", dtype=dtype, G=G, C=C, K=K, **SHAPES[shape])
+
+
+def _assert_workspaces_zero() -> None:
+    for sums, arrivals in kept._BUFFERS.values():
+        assert not sums.any() and not arrivals.any()
+
+
+def _run_checked(source: Path, config: KernelConfig, problem: Problem, seed: int) -> None:
+    assert unsupported_reason(config, problem) is None
+    a, b = random_operands(problem, seed=seed)
+    out = poisoned_output(problem)
+    run(load_kernel_module(source), config, problem, a, b, out)
+    error = relative_error(out, reference(problem, a, b))
+    assert error <= INTERPRETER_ERROR_BOUND[problem.dtype], f"{config.name}: relative error {error:.3g}"
+
+
+@pytest.mark.parametrize("kernel, G, C, K, shape", REGISTRY_KERNELS)
+def test_registry_kernels_equal_the_reference_twice_and_leave_the_workspace_zero(kernel, G, C, K, shape):
+    """Two launches with other operands: a workspace left dirty by the first would spoil the second."""
+    entry = entries_by_name("tiny")[kernel]
+    problem = _problem(G, C, K, shape, entry.config.dtype.value)
+    for seed in (3, 4):
+        _run_checked(REPO_ROOT / entry.source, entry.config, problem, seed)
+        _assert_workspaces_zero()
+
+
+@pytest.mark.parametrize("kernel", RENDERED_KERNELS)
+def test_rendered_twins_equal_the_reference(kernel, tmp_path):
+    config = KernelConfig.from_name(kernel)
+    G, C, K, shape = RENDERED_KERNELS[kernel]
+    assert_rendered_matches_reference(config, _problem(G, C, K, shape, config.dtype.value), tmp_path, seed=5)
+    _assert_workspaces_zero()
+
+
+def test_the_workspace_is_kept_per_device_and_stream_grown_never_shrunk():
+    release_arrival_workspaces()
+    small = torch.empty(4, 1, 3, 3).contiguous(memory_format=torch.channels_last)
+    large = torch.empty(8, 2, 5, 5).contiguous(memory_format=torch.channels_last)
+    sums, arrivals = arrival_workspace(small, 6)
+    assert sums.dtype == torch.float32 and arrivals.dtype == torch.int32 and arrivals.numel() == 6
+    assert sums.shape == small.shape and sums.stride() == small.stride()
+    again, _ = arrival_workspace(small, 6)
+    assert again.data_ptr() == sums.data_ptr()  # the same buffer, not a new one
+    grown, more = arrival_workspace(large, 3)
+    assert grown.stride() == large.stride() and more.numel() == 6 and len(kept._BUFFERS) == 1
+    back, _ = arrival_workspace(small, 6)
+    assert back.data_ptr() == grown.data_ptr()
+    release_arrival_workspaces()
+    assert kept._BUFFERS == {}
+
+
+def test_the_workspace_spans_a_strided_result():
+    """A result with gaps between its rows (a slice of a larger tensor) gets a workspace view of the same strides."""
+    release_arrival_workspaces()
+    out = torch.empty(6, 3, 3, 4)[:, :, :, :2]  # K, C, Y, X with X strided over 4
+    sums, _ = arrival_workspace(out, 1)
+    assert sums.stride() == out.stride()
+    assert kept._BUFFERS[("cpu", 0)][0].numel() == 1 + sum((n - 1) * s for n, s in zip(out.shape, out.stride()))
+    release_arrival_workspaces()
+
+
+def test_the_kernel_takes_the_workspace_and_counters_after_the_strides():
+    config = KernelConfig.from_name("bwd_weight_bf16_depthwise_t4x8c32_f3_m1_w4_v8_sk16la")
+    assert signature(config)[-2:] == [("ws_ptr", "*fp32"), ("arrivals_ptr", "*i32")]
+    assert ("dw_ptr", "*bf16") in signature(config)  # the result itself, not an fp32 workspace
+    assert not config.accumulates_fp32 and not config.writes_fp32_partials
+    assert "ws_ptr" not in dict(signature(KernelConfig.from_name(config.name.removesuffix("la"))))
+
+
+def test_last_arrival_is_an_axis_of_split_depthwise_bwd_weight_only():
+    name = "bwd_weight_bf16_depthwise_t4x8c32_f3_m1_sr1_w2_v8_sk64la"
+    config = KernelConfig.from_name(name)
+    assert config.last_arrival and config.split_k == 64 and not config.two_stage and config.name == name
+    assert not KernelConfig.from_name(name.removesuffix("la")).last_arrival
+    message = ("last_arrival is an axis of the depthwise bwd_weight kernels with split_k > 1 (splits add into a zeroed "
+               "fp32 workspace the runtime keeps; the last split of each output block to finish casts the sums into "
+               "the result and zeroes the workspace again)")
+    for other in ("bwd_weight_bf16_depthwise_t4x8c32_f3_m1_w4_v8_sk1la",
+                  "bwd_weight_bf16_igemm_m128n64k32_w4_s4_tma_g8_v8_mg1_sk16la",
+                  "bwd_weight_bf16_direct_p64c32_w4_v8_sk8la"):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            KernelConfig.from_name(other)
+    with pytest.raises(ValueError, match="is not a kernel name"):
+        KernelConfig.from_name("bwd_weight_bf16_depthwise_t4x8c32_f3_m1_w4_v8_sk16tsla")
+
+
+@pytest.mark.parametrize("rule_set", ["default", "full"])
+def test_splits_reduce_by_last_arrival_except_seven_by_seven(rule_set):
+    """rules/full.yaml: the 3x3 and 5x5 depthwise bwd_weight splits reduce by last arrival, 7x7 by atomics (their
+    twins ran 0.92-0.98x); the unsplit kernels have nothing to reduce."""
+    kinds = {(c.filter_size, c.split_k > 1, c.last_arrival) for c in (e.config for e in load_registry(rule_set).entries)
+             if c.algorithm.value == "depthwise" and c.direction.value == "bwd_weight"}
+    assert kinds == {(3, True, True), (5, True, True), (7, True, False), (3, False, False), (5, False, False),
+                     (7, False, False)}
