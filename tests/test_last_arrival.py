@@ -4,23 +4,18 @@ casts the block's sums into the result and zeroes them again. Interpreter numeri
 outputs (splits with nothing to add, every template: per tap, sliding rows, channel multipliers, tiny groups), the
 workspace left zero for the next launch, its reuse and layout, the axis rules and the rule that picks it."""
 import re
-from pathlib import Path
 
 import pytest
 import torch
 
 from gconv.generator.render import signature
+from gconv.paths import REPO_ROOT
 from gconv.runtime import arrival_workspace as kept
 from gconv.runtime.arrival_workspace import arrival_workspace, release_arrival_workspaces
-from gconv.runtime.kernels import load_kernel_module
-from gconv.runtime.launch import run
-from gconv.runtime.reference import INTERPRETER_ERROR_BOUND, poisoned_output, random_operands, reference, relative_error
 from gconv.runtime.registry import entries_by_name, load_registry
-from gconv.runtime.support import unsupported_reason
-from gconv.paths import REPO_ROOT
 from gconv.schemas import KernelConfig, Problem
 
-from interpreter_numerics import assert_rendered_matches_reference
+from interpreter_numerics import assert_rendered_matches_reference, assert_source_matches_reference
 
 SHAPES = {
     # N*Ho*Wo = 2*9*13 pixels in 4 x 8 tiles: 2*3*2 = 12 tiles for 16 splits, so 4 splits have nothing to add.
@@ -51,22 +46,13 @@ def _assert_workspaces_zero() -> None:
         assert not sums.any() and not arrivals.any()
 
 
-def _run_checked(source: Path, config: KernelConfig, problem: Problem, seed: int) -> None:
-    assert unsupported_reason(config, problem) is None
-    a, b = random_operands(problem, seed=seed)
-    out = poisoned_output(problem)
-    run(load_kernel_module(source), config, problem, a, b, out)
-    error = relative_error(out, reference(problem, a, b))
-    assert error <= INTERPRETER_ERROR_BOUND[problem.dtype], f"{config.name}: relative error {error:.3g}"
-
-
 @pytest.mark.parametrize("kernel, G, C, K, shape", REGISTRY_KERNELS)
 def test_registry_kernels_equal_the_reference_twice_and_leave_the_workspace_zero(kernel, G, C, K, shape):
     """Two launches with other operands: a workspace left dirty by the first would spoil the second."""
     entry = entries_by_name("tiny")[kernel]
     problem = _problem(G, C, K, shape, entry.config.dtype.value)
     for seed in (3, 4):
-        _run_checked(REPO_ROOT / entry.source, entry.config, problem, seed)
+        assert_source_matches_reference(REPO_ROOT / entry.source, entry.config, problem, seed=seed)
         _assert_workspaces_zero()
 
 
