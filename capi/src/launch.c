@@ -173,9 +173,9 @@ static void weight_strides(int64_t C, int64_t Y, int64_t X, int32_t s[4]) {
     s[3] = (int32_t)C;
 }
 
-/* runtime/launch.py launch: x_like, w_like, y_like are torch-shaped operands of the (padded) problem t. */
-/* One launch of an instance; a last-arrival kernel (schemas/kernel_config.py last_arrival) also takes its zeroed
-   fp32 workspace (the result's layout) and arrival counters, `arrivals` (else 0). */
+/* runtime/launch.py launch: x_like, w_like, y_like are torch-shaped operands of the (padded) problem t. A
+   last-arrival kernel (schemas/kernel_config.py last_arrival) also takes its zeroed fp32 workspace (the result's
+   layout) and its arrival counters; 0 and 0 for the others. */
 static gconv_status launch_instance(const gconv_cuda *cuda, const gconv_entry *entry, const gconv_prob *t,
                                     CUdeviceptr x_like, CUdeviceptr w_like, CUdeviceptr y_like, int sm_count,
                                     CUstream stream, CUdeviceptr workspace, CUdeviceptr arrivals) {
