@@ -12,7 +12,7 @@ import triton
 from gconv.schemas import Direction, KernelConfig, Pipeline, Problem
 
 from .arrival_workspace import arrival_workspace
-from .grid import streamk_steps, tile_grid
+from .grid import arrival_blocks, streamk_steps, tile_grid
 
 _COMPILE_ONLY: ContextVar[bool] = ContextVar("gconv_compile_only", default=False)
 
@@ -44,8 +44,8 @@ def launch(module: ModuleType, config: KernelConfig, problem: Problem, x_like: t
         programs = max(1, min(total, num_programs or _sm_count(x_like.device)))
         args.append(programs)
         grid = (programs, 1, 1)
-    if config.last_arrival:  # one counter per output block: group block x filter program
-        args += arrival_workspace(w_like, grid[1] * grid[2])
+    if config.last_arrival:
+        args += arrival_workspace(w_like, arrival_blocks(config, problem))
     if config.pipeline is Pipeline.tma:
         _ensure_tma_allocator()
         if config.explicit_gemm:

@@ -1,7 +1,8 @@
 """Last-arrival split reductions of the depthwise bwd_weight kernels (`_sk<S>la`): splits add into an fp32 workspace the
 runtime keeps zeroed (runtime/arrival_workspace.py), count their arrivals per output block, and the last to arrive
 casts the block's sums into the result and zeroes them again. Interpreter numerics against float64 into NaN-poisoned
-outputs (splits with nothing to add, every template: per tap, sliding rows, channel multipliers, tiny groups), the
+outputs (splits with nothing to add, every template: per tap, sliding rows, channel multipliers, tiny groups, the
+direct kernels), the
 workspace left zero for the next launch, its reuse and layout, the axis rules and the rule that picks it."""
 import re
 
@@ -12,6 +13,7 @@ from gconv.generator.render import signature
 from gconv.paths import REPO_ROOT
 from gconv.runtime import arrival_workspace as kept
 from gconv.runtime.arrival_workspace import arrival_workspace, release_arrival_workspaces
+from gconv.runtime.grid import arrival_blocks, tile_grid
 from gconv.runtime.registry import entries_by_name, load_registry
 from gconv.schemas import KernelConfig, Problem
 
@@ -23,7 +25,8 @@ SHAPES = {
     "s2": dict(N=3, Hi=15, Wi=10, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
     "5x5-d2": dict(N=2, Hi=13, Wi=11, Y=5, X=5, stride_h=2, stride_w=1, pad_h=3, pad_w=2, dil_h=2, dil_w=1),
 }
-REGISTRY_KERNELS = [  # of the `tiny` set (the C library tests build it): (name, G, C, K, shape); sliding rows of stride 1 take stride 1 only
+# Of the `tiny` set (the C library tests build it): (name, G, C, K, shape); sliding rows of stride 1 take stride 1 only
+REGISTRY_KERNELS = [
     ("bwd_weight_fp16_depthwise_t4x8c32_f3_m1_w4_v8_sk16la", 40, 1, 1, "empty-splits"),
     ("bwd_weight_fp16_depthwise_t4x8c32_f3_m1_w4_v8_sk16la", 40, 1, 1, "s2"),
     ("bwd_weight_fp16_depthwise_t4x8c32_f3_m1_sr1_w2_v8_sk16la", 40, 1, 1, "empty-splits"),
@@ -34,6 +37,9 @@ RENDERED_KERNELS = {  # twins no set holds: the other templates' last-arrival ep
     "bwd_weight_fp16_depthwise_t4x8c32_f3_m1_sr2_w2_v8_sk16la": (40, 1, 1, "s2"),
     "bwd_weight_fp16_depthwise_t4x16c32_f3_m2_w4_v8_sk4la": (24, 1, 2, "empty-splits"),
     "bwd_weight_fp32_depthwise_t2x8c16_f5_m1_w4_v1_sk4la": (19, 1, 1, "5x5-d2"),
+    # the direct kernels' epilogue: not in any set yet (bench/device_last_arrival_direct.sh measures it)
+    "bwd_weight_fp16_direct_p64c32_w4_v8_sk8la": (40, 1, 1, "s2"),
+    "bwd_weight_fp32_direct_p64c32_w4_v1_sk8la": (5, 3, 2, "5x5-d2"),
 }
 
 
@@ -99,21 +105,30 @@ def test_the_kernel_takes_the_workspace_and_counters_after_the_strides():
     assert "ws_ptr" not in dict(signature(KernelConfig.from_name(config.name.removesuffix("la"))))
 
 
-def test_last_arrival_is_an_axis_of_split_depthwise_bwd_weight_only():
+def test_last_arrival_is_an_axis_of_split_depthwise_and_direct_bwd_weight_only():
     name = "bwd_weight_bf16_depthwise_t4x8c32_f3_m1_sr1_w2_v8_sk64la"
     config = KernelConfig.from_name(name)
     assert config.last_arrival and config.split_k == 64 and not config.two_stage and config.name == name
     assert not KernelConfig.from_name(name.removesuffix("la")).last_arrival
-    message = ("last_arrival is an axis of the depthwise bwd_weight kernels with split_k > 1 (splits add into a zeroed "
-               "fp32 workspace the runtime keeps; the last split of each output block to finish casts the sums into "
-               "the result and zeroes the workspace again)")
+    assert KernelConfig.from_name("bwd_weight_bf16_direct_p64c32_w4_v8_sk8la").last_arrival
+    message = ("last_arrival is an axis of the depthwise and direct bwd_weight kernels with split_k > 1 (splits add "
+               "into a zeroed fp32 workspace the runtime keeps; the last split of each output block to finish casts "
+               "the sums into the result and zeroes the workspace again)")
     for other in ("bwd_weight_bf16_depthwise_t4x8c32_f3_m1_w4_v8_sk1la",
                   "bwd_weight_bf16_igemm_m128n64k32_w4_s4_tma_g8_v8_mg1_sk16la",
-                  "bwd_weight_bf16_direct_p64c32_w4_v8_sk8la"):
+                  "bwd_weight_bf16_direct_p64c32_w4_v8_sk1la"):
         with pytest.raises(ValueError, match=re.escape(message)):
             KernelConfig.from_name(other)
     with pytest.raises(ValueError, match="is not a kernel name"):
         KernelConfig.from_name("bwd_weight_bf16_depthwise_t4x8c32_f3_m1_w4_v8_sk16tsla")
+
+
+def test_one_counter_per_output_block_whichever_grid_axis_splits():
+    problem = _problem(40, 1, 1, "s2", "fp16")
+    depthwise = KernelConfig.from_name("bwd_weight_fp16_depthwise_t4x8c32_f3_m1_w4_v8_sk16la")
+    direct = KernelConfig.from_name("bwd_weight_fp16_direct_p64c32_w4_v8_sk8la")
+    assert tile_grid(depthwise, problem) == (16, 2, 3) and arrival_blocks(depthwise, problem) == 2 * 3
+    assert tile_grid(direct, problem) == (2, 9, 8) and arrival_blocks(direct, problem) == 2 * 9
 
 
 @pytest.mark.parametrize("rule_set", ["default", "full"])

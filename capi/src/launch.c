@@ -259,11 +259,12 @@ static int accumulates_fp32(const gconv_config *c) {
     return (c->split_k > 1 && !c->two_stage && !c->last_arrival) || c->pipeline == GCONV_PIPELINE_STREAMK;
 }
 
-/* A last-arrival kernel's arrival counters: one per group block and filter program (runtime/launch.py). */
+/* A last-arrival kernel's arrival counters, one per output block (runtime/grid.py arrival_blocks): the programs of
+   one split, grid axis 0 of the depthwise kernels, axis 2 of the direct ones. */
 static int64_t arrival_counters(const gconv_config *c, const gconv_prob *t) {
     int64_t grid[3];
     gconv_tile_grid(c, t, grid);
-    return grid[1] * grid[2];
+    return c->algorithm == GCONV_ALGORITHM_DEPTHWISE ? grid[1] * grid[2] : grid[0] * grid[1];
 }
 
 static int64_t activation_elements(const gconv_prob *p, int input, int64_t channels) {
