@@ -68,6 +68,6 @@ def kernel(
         xv = tl.load(x_ptr + x_offs, mask=inside[:, None] & mask_c[None, :], other=0.0)
         acc += dyv.to(tl.float32) * xv.to(tl.float32)
 
-    dw = tl.sum(acc, axis=0)
+    total = tl.sum(acc, axis=0)
     dw_offs = offs_c * swk + channel * swc + fy * swy + fx * swx
-    tl.atomic_add(dw_ptr + dw_offs, dw, mask=mask_c)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_c)
