@@ -1,5 +1,9 @@
-# The next session's last-arrival call (session 37 prepared it), on the device with carry [".whl"] (name
-# nvidia-h100-x1):  bash bench/device_last_arrival_direct.sh
+# The direct bwd_weight kernels' last-arrival A/B (session 37 prepared it, session 38 ran it and adopted the rule:
+# bench/results/last-arrival/README.md), on the device with carry [".whl"] (name nvidia-h100-x1), the tree stashed
+# with `python -m bench.device_tree stash DIR --rule-set default tests` (step 1 builds `tests`):
+#   bash bench/device_last_arrival_direct.sh
+# Since the rule, the vector splits of `default` are the twins themselves: an A/B again needs
+# `--set last_arrival=false` for them.
 # 1. The C library's GPU check of the `tests` set (capi_check: AOT build, ctest's GPU tests, gconv-helper --validate):
 #    its last-arrival kernels' C launch path (a zeroed temporary of each call) has not run on a GPU yet.
 # 2. The direct bwd_weight kernels' last-arrival epilogue (`_sk<S>la` on `direct`, in no set yet): every split direct
