@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from gconv.bench.problems import read_problems
-from gconv.bench.zoo_report import pass_totals, read_layers, totals_table
+from gconv.bench.zoo_report import pass_totals, read_layers, shape_key, totals_table, trained_on_shapes
 from gconv.bench.zoo_shapes import (ZooLayer, explicit_padding, write_layers, zoo_layer, zoo_problems)
 from gconv.heuristics.dataset import ProblemMeasurements, read_measurements
 from gconv.heuristics.model import locate_model
@@ -70,12 +70,15 @@ def test_pass_totals_sum_count_times_each_layers_time():
                                                                                          "k2": 3.0}, cudnn_ms=4.0,
                                                                 vendor_ms=4.0)
                 selected[problem.key] = 3.0
-    totals = pass_totals(layers, measurements, selected, DType.bf16)
+    # layer a's fwd shape was trained on as fp16 (a sibling dtype's problem): its 3 layers count in fwd N=32 only
+    trained_on = frozenset({shape_key(layers[0][0].problem(Direction.fwd, DType.fp16, 32))})
+    totals = pass_totals(layers, measurements, selected, DType.bf16, trained_on)
     assert [(t.direction, t.batch) for t in totals] == [("fwd", 32), ("bwd_data", 32), ("bwd_weight", 32), ("fwd", 1)]
     assert (totals[0].layers, totals[0].cudnn_ms, totals[0].selected_ms, totals[0].oracle_ms) == (4, 16.0, 12.0, 5.0)
+    assert [t.trained_on for t in totals] == [3, 0, 0, 0]
     assert totals[0].speedup == pytest.approx(16 / 12) and totals[0].efficiency == pytest.approx(5 / 12)
-    assert totals_table(totals).splitlines()[2].split() == ["x", "fwd", "32", "4", "16000", "12000", "1.33x", "5000",
-                                                            "41.7%"]
+    assert totals_table(totals).splitlines()[2].split() == ["x", "fwd", "32", "4", "3", "16000", "12000", "1.33x",
+                                                            "5000", "41.7%"]
     del selected[layers[1][0].problem(Direction.bwd_data, DType.bf16, 32).key]
     with pytest.raises(ValueError) as error:
         pass_totals(layers, measurements, selected, DType.bf16)
@@ -97,3 +100,13 @@ def test_no_shipped_model_trains_on_a_held_out_problem(direction, dtype):
     assert hashlib.sha256(b"".join(f.read_bytes() for f in sorted(files))).hexdigest() == shipped.metadata.data_sha256
     trained_on = set(read_measurements(files))
     assert trained_on and not trained_on & held_out
+
+
+def test_trained_on_shapes_are_the_shipped_models_training_problems_in_either_dtype():
+    shapes = trained_on_shapes(DType.bf16, "sm_90", None)
+    # the first rows of a bf16 and of an fp16 training file, and a held-out problem
+    bf16 = read_problems(REPO_ROOT / "bench" / "problems" / "train-network-like-seed7-synthetic-bf16.csv")[0]
+    fp16 = read_problems(REPO_ROOT / "bench" / "problems" / "train-seed5-synthetic-fp16.csv")[0]
+    held_out = read_problems(REPO_ROOT / "bench" / "problems" / "heldout-seed6007-synthetic-bf16.csv")[0]
+    assert shape_key(bf16) in shapes and shape_key(fp16.model_copy(update={"dtype": DType.bf16})) in shapes
+    assert shape_key(held_out) not in shapes
