@@ -304,6 +304,8 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         operands.append(tma_descriptor[config.direction])
         if config.explicit_gemm:
             operands.append("x_desc")
+    if config.last_arrival and config.algorithm is Algorithm.igemm:  # the epilogue is _conv_tile's
+        operands += ["ws_ptr", "arrivals_ptr"]
     return {
         "name": config.name,
         "generator_version": GENERATOR_VERSION,

@@ -13,7 +13,7 @@ def cdiv(a: int, b: int) -> int:
 def arrival_blocks(config: KernelConfig, problem: Problem) -> int:
     """A last-arrival kernel's output blocks, one arrival counter each: the programs of one split. The split is grid
     axis 0 of the depthwise kernels (splits, group blocks, filter programs), axis 2 of the direct ones (channel
-    blocks, channel x tap, splits)."""
+    blocks, channel x tap, splits) and of the igemm ones (tiles, group blocks, splits)."""
     grid = tile_grid(config, problem)
     return grid[1] * grid[2] if config.algorithm is Algorithm.depthwise else grid[0] * grid[1]
 

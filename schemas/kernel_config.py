@@ -118,10 +118,12 @@ class KernelConfig(BaseModel):
         if self.two_stage and (self.algorithm is not Algorithm.igemm or self.split_k == 1):
             raise ValueError("two_stage is an axis of the igemm bwd_weight kernels with split_k > 1 (each split "
                              "stores its partial tile in an fp32 workspace slice, one pass sums the slices)")
-        if self.last_arrival and (self.algorithm is Algorithm.igemm or self.split_k == 1):
-            raise ValueError("last_arrival is an axis of the depthwise and direct bwd_weight kernels with split_k > 1 "
-                             "(splits add into a zeroed fp32 workspace the runtime keeps; the last split of each "
-                             "output block to finish casts the sums into the result and zeroes the workspace again)")
+        if self.last_arrival and (self.split_k == 1 or self.two_stage
+                                  or self.pipeline not in (Pipeline.multistage, Pipeline.tma)):
+            raise ValueError("last_arrival is an axis of the bwd_weight kernels with split_k > 1, neither two-stage nor "
+                             "persistent (splits add into a zeroed fp32 workspace the runtime keeps; the last split of "
+                             "each output block to finish casts the sums into the result and zeroes the workspace "
+                             "again)")
         if self.algorithm is not Algorithm.depthwise:
             fixed.update(filter_size=0, multiplier=0, group_channels=0, sliding_rows=0)
             if self.tile_w:

@@ -1,9 +1,10 @@
-"""Last-arrival split reductions of the depthwise bwd_weight kernels (`_sk<S>la`): splits add into an fp32 workspace the
-runtime keeps zeroed (runtime/arrival_workspace.py), count their arrivals per output block, and the last to arrive
-casts the block's sums into the result and zeroes them again. Interpreter numerics against float64 into NaN-poisoned
-outputs (splits with nothing to add, every template: per tap, sliding rows, channel multipliers, tiny groups, the
-direct kernels), the
-workspace left zero for the next launch, its reuse and layout, the axis rules and the rule that picks it."""
+"""Last-arrival split reductions of the bwd_weight kernels (`_sk<S>la`): splits add into an fp32 workspace the runtime
+keeps zeroed (runtime/arrival_workspace.py), count their arrivals per output block, and the last to arrive casts the
+block's sums into the result and zeroes them again. Interpreter numerics against float64 into NaN-poisoned outputs
+(splits with nothing to add, every template: depthwise per tap, sliding rows, channel multipliers, tiny groups; the
+direct and igemm kernels), the workspace left zero for the next launch, its reuse and layout, the axis rules and the
+rules that pick it. (The interpreter runs the programs one after another: a counter two output blocks shared would
+pass here; the device A/B and verification check that.)"""
 import re
 
 import pytest
@@ -37,9 +38,14 @@ RENDERED_KERNELS = {  # twins no set holds: the other templates' last-arrival ep
     "bwd_weight_fp16_depthwise_t4x8c32_f3_m1_sr2_w2_v8_sk16la": (40, 1, 1, "s2"),
     "bwd_weight_fp16_depthwise_t4x16c32_f3_m2_w4_v8_sk4la": (24, 1, 2, "empty-splits"),
     "bwd_weight_fp32_depthwise_t2x8c16_f5_m1_w4_v1_sk4la": (19, 1, 1, "5x5-d2"),
-    # the direct kernels' epilogue: not in any set yet (bench/device_last_arrival_direct.sh measures it)
+    # the direct kernels' epilogue: with vectors in the sets since session 38, scalar in none
     "bwd_weight_fp16_direct_p64c32_w4_v8_sk8la": (40, 1, 1, "s2"),
     "bwd_weight_fp32_direct_p64c32_w4_v1_sk8la": (5, 3, 2, "5x5-d2"),
+    # the igemm kernels' epilogue (one counter per output tile and group block): in no set yet
+    "bwd_weight_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_sk4la": (2, 16, 24, "s2"),
+    "bwd_weight_fp32_igemm_m32n64k32_w4_s3_ms_g1_v1_mg8_sk8la": (12, 3, 2, "5x5-d2"),
+    "bwd_weight_fp16_igemm_m64n64k32_w4_s4_tma_g8_v8_mg1_sk16la": (3, 8, 72, "empty-splits"),
+    "bwd_weight_fp16_igemm_m64n64k64_w4_s4_tma_g8_v8_mg1_px8x8_sk4la": (3, 24, 16, "empty-splits"),
 }
 
 
@@ -105,17 +111,19 @@ def test_the_kernel_takes_the_workspace_and_counters_after_the_strides():
     assert "ws_ptr" not in dict(signature(KernelConfig.from_name(config.name.removesuffix("la"))))
 
 
-def test_last_arrival_is_an_axis_of_split_depthwise_and_direct_bwd_weight_only():
+def test_last_arrival_is_an_axis_of_the_bwd_weight_splits_neither_two_stage_nor_persistent():
     name = "bwd_weight_bf16_depthwise_t4x8c32_f3_m1_sr1_w2_v8_sk64la"
     config = KernelConfig.from_name(name)
     assert config.last_arrival and config.split_k == 64 and not config.two_stage and config.name == name
     assert not KernelConfig.from_name(name.removesuffix("la")).last_arrival
     assert KernelConfig.from_name("bwd_weight_bf16_direct_p64c32_w4_v8_sk8la").last_arrival
-    message = ("last_arrival is an axis of the depthwise and direct bwd_weight kernels with split_k > 1 (splits add "
-               "into a zeroed fp32 workspace the runtime keeps; the last split of each output block to finish casts "
-               "the sums into the result and zeroes the workspace again)")
+    assert KernelConfig.from_name("bwd_weight_bf16_igemm_m128n64k32_w4_s4_tma_g8_v8_mg1_sk16la").last_arrival
+    message = ("last_arrival is an axis of the bwd_weight kernels with split_k > 1, neither two-stage nor persistent "
+               "(splits add into a zeroed fp32 workspace the runtime keeps; the last split of each output block to "
+               "finish casts the sums into the result and zeroes the workspace again)")
     for other in ("bwd_weight_bf16_depthwise_t4x8c32_f3_m1_w4_v8_sk1la",
-                  "bwd_weight_bf16_igemm_m128n64k32_w4_s4_tma_g8_v8_mg1_sk16la",
+                  "bwd_weight_bf16_igemm_m128n64k32_w4_s4_tma_g8_v8_mg1_sk1la",
+                  "bwd_weight_bf16_igemm_m128n64k32_w4_s3_pers_g8_v8_mg1_sk16la",
                   "bwd_weight_bf16_direct_p64c32_w4_v8_sk1la"):
         with pytest.raises(ValueError, match=re.escape(message)):
             KernelConfig.from_name(other)
@@ -129,6 +137,9 @@ def test_one_counter_per_output_block_whichever_grid_axis_splits():
     direct = KernelConfig.from_name("bwd_weight_fp16_direct_p64c32_w4_v8_sk8la")
     assert tile_grid(depthwise, problem) == (16, 2, 3) and arrival_blocks(depthwise, problem) == 2 * 3
     assert tile_grid(direct, problem) == (2, 9, 8) and arrival_blocks(direct, problem) == 2 * 9
+    igemm = KernelConfig.from_name("bwd_weight_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_sk4la")
+    problem = _problem(2, 16, 24, "s2", "fp16")  # 1 x 3 tiles of 64 x 64 (K = 24, Y*X*C = 144) a group
+    assert tile_grid(igemm, problem) == (3, 2, 4) and arrival_blocks(igemm, problem) == 3 * 2
 
 
 @pytest.mark.parametrize("rule_set", ["default", "full"])
@@ -139,3 +150,13 @@ def test_splits_reduce_by_last_arrival_except_seven_by_seven(rule_set):
              if c.algorithm.value == "depthwise" and c.direction.value == "bwd_weight"}
     assert kinds == {(3, True, True), (5, True, True), (7, True, False), (3, False, False), (5, False, False),
                      (7, False, False)}
+
+
+@pytest.mark.parametrize("rule_set", ["default", "full"])
+def test_direct_splits_with_vectors_reduce_by_last_arrival(rule_set):
+    """rules/full.yaml: the direct bwd_weight splits with vector loads reduce by last arrival, the scalar ones by
+    atomics (their twins lost where they are the best kernel, bench/results/last-arrival/)."""
+    kinds = {(c.vector_width > 1, c.split_k > 1, c.last_arrival) for c in (e.config for e in
+                                                                           load_registry(rule_set).entries)
+             if c.algorithm.value == "direct" and c.direction.value == "bwd_weight"}
+    assert kinds == {(True, True, True), (False, True, False), (True, False, False), (False, False, False)}

@@ -260,7 +260,7 @@ static int accumulates_fp32(const gconv_config *c) {
 }
 
 /* A last-arrival kernel's arrival counters, one per output block (runtime/grid.py arrival_blocks): the programs of
-   one split, grid axis 0 of the depthwise kernels, axis 2 of the direct ones. */
+   one split, grid axis 0 of the depthwise kernels, axis 2 of the direct and igemm ones. */
 static int64_t arrival_counters(const gconv_config *c, const gconv_prob *t) {
     int64_t grid[3];
     gconv_tile_grid(c, t, grid);
