@@ -50,3 +50,17 @@ def test_vendor_classifier_weights_are_per_direction_and_not_negative():
         TrainConfig.model_validate({"vendor_classifier": {"weight": {"fwd": -1.0}}})
     with pytest.raises(ValidationError, match="Extra inputs are not permitted"):
         TrainConfig.model_validate({"vendor_classifier": {"weights": {"fwd": 0.5}}})
+
+
+def test_the_vendor_headroom_scores_the_pick_a_perfect_vendor_decision_and_no_vendor():
+    import pytest
+
+    from gconv.bench.vendor_headroom import efficiencies
+
+    log_times = np.log(np.array([2.0, 4.0, 1.0]))  # cuDNN fastest; the ranker prefers the slower instance
+    scores = np.array([1.0, 2.0, 1.9])
+    shipped, perfect, never = efficiencies(log_times, NAMES, scores, 0.0, 0.0)
+    assert (shipped, perfect, never) == pytest.approx((0.25, 1.0, 0.25))
+    assert efficiencies(log_times, NAMES, scores, 0.0, 0.2)[0] == pytest.approx(1.0)  # the shift lets cuDNN win
+    slow_vendor = np.log(np.array([2.0, 4.0, 8.0]))  # the ranker picks cuDNN, which is slowest
+    assert efficiencies(slow_vendor, NAMES, np.array([1.0, 2.0, 3.0]), 0.0, 0.0) == pytest.approx((0.25, 0.5, 0.5))
