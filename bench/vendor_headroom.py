@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gconv.bench.vendor_margin import held_out_scores
 from gconv.heuristics import train as T
 from gconv.heuristics.dataset import group_by_target, read_measurements
 from gconv.heuristics.model import SIBLING_DTYPES
@@ -41,18 +42,10 @@ def efficiencies(log_times: np.ndarray, names: list[str], scores: np.ndarray, ma
 
 
 def cross_validate(tables, sibling_tables, config, fold_seeds, direction: str) -> list[tuple[float, float, float]]:
-    """efficiencies of every held-out problem over all folds and seeds."""
-    weight, classifier = config.vendor_weight_of(direction), config.vendor_classifier_of(direction)
-    margin, out = config.vendor_margin_of(direction), []
-    for seed in fold_seeds:
-        for training, held in T.cv_splits(tables, sibling_tables, config.cv_folds, seed):
-            ranker = T.fit_ranker(training, config)
-            vendor = T.fit_vendor_classifier(training, classifier)
-            for i in held:
-                t = tables[i]
-                out.append(efficiencies(t.log_times, t.names, ranker.predict(t.features, num_threads=1), margin,
-                                        T.vendor_shift(vendor, t, weight)))
-    return out
+    """efficiencies of every held-out problem over all folds and seeds (the shipped margin)."""
+    margin = config.vendor_margin_of(direction)
+    return [efficiencies(t.log_times, t.names, scores, margin, shift)
+            for t, scores, shift in held_out_scores(tables, sibling_tables, config, fold_seeds, direction)]
 
 
 def main(argv: list[str] | None = None) -> int:

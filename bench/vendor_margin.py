@@ -12,6 +12,7 @@ being the fastest of the instances and the vendor path; and how often the vendor
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -23,25 +24,31 @@ from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
 from gconv.tables import table
 
 
-def cross_validate(tables, sibling_tables, config, margins, fold_seeds, direction: str
-                   ) -> dict[float, tuple[list[float], int]]:
-    """margin -> (per-problem efficiency over all folds and seeds, vendor picks); where train.yaml weighs the
-    direction's vendor classifier, each fold's shifts the vendor path's score too, as the shipped models do."""
+def held_out_scores(tables, sibling_tables, config, fold_seeds, direction: str
+                    ) -> Iterator[tuple[T.ProblemTable, np.ndarray, float]]:
+    """(table, the ranker's scores, the vendor classifier's shift) of every held-out problem, over the folds of each
+    seed: the ranker and, where train.yaml weighs the direction's vendor classifier, the classifier fitted on the
+    fold's training tables, as the shipped models are."""
     weight, classifier = config.vendor_weight_of(direction), config.vendor_classifier_of(direction)
-    out = {margin: ([], 0) for margin in margins}
     for seed in fold_seeds:
         for training, held in T.cv_splits(tables, sibling_tables, config.cv_folds, seed):
             ranker = T.fit_ranker(training, config)
             vendor = T.fit_vendor_classifier(training, classifier)
             for i in held:
-                table_ = tables[i]
-                scores = ranker.predict(table_.features, num_threads=1)
-                shift = T.vendor_shift(vendor, table_, weight)
-                for margin in margins:
-                    chosen = T.chosen_index(-scores, table_.names, margin, shift)
-                    efficiencies, picks = out[margin]
-                    efficiencies.append(float(np.exp(table_.log_times.min() - table_.log_times[chosen])))
-                    out[margin] = (efficiencies, picks + int(table_.names[chosen] == VENDOR_KERNEL))
+                yield tables[i], ranker.predict(tables[i].features, num_threads=1), T.vendor_shift(vendor, tables[i],
+                                                                                                  weight)
+
+
+def cross_validate(tables, sibling_tables, config, margins, fold_seeds, direction: str
+                   ) -> dict[float, tuple[list[float], int]]:
+    """margin -> (per-problem efficiency over all folds and seeds, vendor picks)."""
+    out = {margin: ([], 0) for margin in margins}
+    for table_, scores, shift in held_out_scores(tables, sibling_tables, config, fold_seeds, direction):
+        for margin in margins:
+            chosen = T.chosen_index(-scores, table_.names, margin, shift)
+            efficiencies, picks = out[margin]
+            efficiencies.append(float(np.exp(table_.log_times.min() - table_.log_times[chosen])))
+            out[margin] = (efficiencies, picks + int(table_.names[chosen] == VENDOR_KERNEL))
     return out
 
 
