@@ -32,9 +32,10 @@ CONFIG_FIELDS: dict[str, str] = {
                  "each tap to block_k (else one flat walk over taps x channels)",
     "two_stage": "igemm bwd_weight with split_k > 1: splits store partial tiles in fp32 workspace slices that one "
                  "pass sums (else fp32 atomics into one zeroed workspace)",
-    "last_arrival": "bwd_weight with split_k > 1, neither two-stage nor persistent: splits add into a zeroed fp32 workspace the runtime keeps "
-                    "and count their arrivals; the last split of each output block casts the sums into the result and "
-                    "zeroes the workspace again (else the runtime zeroes a workspace and casts it, two more kernels)",
+    "last_arrival": "bwd_weight with split_k > 1, neither two-stage nor persistent: splits add into a zeroed fp32 "
+                    "workspace the runtime keeps and count their arrivals; the last split of each output block casts "
+                    "the sums into the result and zeroes the workspace again (else the runtime zeroes a workspace and "
+                    "casts it, two more kernels)",
     "explicit_gemm": "igemm fwd for 1x1, stride-1, unpadded convolutions: the pixels are the GEMM rows as they lie in "
                      "memory (with tma, the input is read through a 2-D tensor descriptor too)",
 }
