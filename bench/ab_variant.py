@@ -8,6 +8,11 @@ scratch folder, timed in the same process, interleaved, with cuDNN (heuristic) a
     python -m bench.ab_variant --problems bench/problems/depthwise-synthetic-bf16.csv --choice tap_loop=rolled \
         --algorithms depthwise --directions bwd_data --out $OUT/ab-tap-loop.csv
     python -m bench.ab_variant --problems FILE --set tap_major=true --filter "groups_to_merge > 1" --out $OUT/ab.csv
+    python -m bench.ab_variant --problems FILE --rerendered --algorithms depthwise --filter last_arrival \
+        --out $OUT/ab.csv
+
+--rerendered A/Bs a template change before `gconv generate`: each selected instance's checked-in source against the
+same instance rendered from the current templates.
 
 Writes one row per (problem, kernel): base and twin times, each one's error against cuDNN's output; prints per
 problem the best base, best twin and cuDNN, and per direction x shape class the geomean of best twin over best base.
@@ -88,10 +93,12 @@ class Pair:
 
 
 def pairs_for(problem: Problem, rule_set: str, arch: str, update: dict, scratch: Path, choices: dict | None = None,
-              algorithms: tuple[Algorithm, ...] = (Algorithm.igemm,), where: str | None = None) -> list[Pair]:
+              algorithms: tuple[Algorithm, ...] = (Algorithm.igemm,), where: str | None = None,
+              rerendered: bool = False) -> list[Pair]:
     """A Pair for every candidate of problem (of the given algorithms, and selected by the filter expression where)
     that runs it and has a twin: the config with update applied, rendered with choices. A twin that renders the same
-    source, or does not run the problem, is left out."""
+    source, or does not run the problem, is left out; rerendered keeps every twin (each the base config rendered from
+    the current templates, against the checked-in source)."""
     out = []
     for entry in runnable_entries(problem, rule_set, arch, where):
         if entry.config.algorithm not in algorithms:
@@ -100,7 +107,7 @@ def pairs_for(problem: Problem, rule_set: str, arch: str, update: dict, scratch:
         if twin is None or unsupported_reason(twin, problem) is not None:
             continue
         twin_text = render(twin, _PROVENANCE, checked_choices(twin, choices))
-        if twin == entry.config and twin_text == render(entry.config, _PROVENANCE):
+        if not rerendered and twin == entry.config and twin_text == render(entry.config, _PROVENANCE):
             continue  # the choice changes nothing this template renders (e.g. a loop it does not have)
         label = "-".join([twin.name, *(f"{k}-{v}" for k, v in sorted((choices or {}).items()))])
         source = scratch / f"{label}.py"
@@ -184,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="axis=value of the twin, e.g. tap_major=true (repeat for several axes)")
     parser.add_argument("--choice", dest="choices", default=[], action="append",
                         help="template choice of the twin, e.g. tap_loop=rolled (generator/render.py)")
+    parser.add_argument("--rerendered", action="store_true",
+                        help="the twin is the same instance rendered from the current templates (a template change)")
     parser.add_argument("--algorithms", nargs="+", default=[Algorithm.igemm.value],
                         choices=[a.value for a in Algorithm])
     parser.add_argument("--filter", help="only the base kernels this expression selects (as `gconv rules list --filter`)")
@@ -200,14 +209,15 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("bench/ab_variant.py times kernels on a GPU; none is visible")
     update = {axis: value for text in args.update for axis, value in parse_update(text).items()}
     choices = {key: value for text in args.choices for key, value in parse_choice(text).items()}
-    if not update and not choices:
-        raise SystemExit("nothing to A/B: give --set axis=value or --choice choice=value")
+    if not update and not choices and not args.rerendered:
+        raise SystemExit("nothing to A/B: give --set axis=value, --choice choice=value or --rerendered")
     algorithms = tuple(Algorithm(a) for a in args.algorithms)
     arch = arch_of(torch.device("cuda"))
     problems = [p for path in args.problems for p in read_problems(path) if p.direction.value in args.directions
                 and args.min_channels <= min(p.C, p.K) and max(p.C, p.K) <= args.max_channels]
     scratch = Path(tempfile.mkdtemp(prefix="ab-twins-"))
-    plan = [(p, pairs_for(p, args.rule_set, arch, update, scratch, choices, algorithms, args.filter)) for p in problems]
+    plan = [(p, pairs_for(p, args.rule_set, arch, update, scratch, choices, algorithms, args.filter,
+                             args.rerendered)) for p in problems]
     plan = [(p, pairs) for p, pairs in plan if pairs]
     print(f"{len(plan)} problems, {sum(len(x) for _, x in plan)} pairs; compiling on {args.workers} workers",
           flush=True)

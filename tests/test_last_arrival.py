@@ -10,7 +10,7 @@ import re
 import pytest
 import torch
 
-from gconv.generator.render import signature
+from gconv.generator.render import Provenance, render, signature
 from gconv.paths import REPO_ROOT
 from gconv.runtime import arrival_workspace as kept
 from gconv.runtime.arrival_workspace import arrival_workspace, release_arrival_workspaces
@@ -160,3 +160,44 @@ def test_direct_splits_with_vectors_reduce_by_last_arrival(rule_set):
                                                                            load_registry(rule_set).entries)
              if c.algorithm.value == "direct" and c.direction.value == "bwd_weight"}
     assert kinds == {(True, True, True), (False, True, False), (True, False, False), (False, False, False)}
+
+
+def _last_arrival_branch(source: str) -> list[str]:
+    """The statements of a last-arrival kernel's branch for the last split to arrive."""
+    lines = source.splitlines()
+    start = next(i for i, line in enumerate(lines) if "if tl.atomic_add(arrivals_ptr + arrival, 1)" in line)
+    indent = len(lines[start + 1]) - len(lines[start + 1].lstrip())
+    branch = []
+    for line in lines[start + 1:]:
+        if line.strip() and len(line) - len(line.lstrip()) < indent:
+            break
+        branch.append(line.strip())
+    return branch
+
+
+def _reads_then_one_barrier_then_zeroes(branch: list[str]) -> bool:
+    reads = [i for i, line in enumerate(branch) if "tl.load(ws_ptr" in line]
+    zeroes = [i for i, line in enumerate(branch) if line.startswith("tl.store(ws_ptr")]
+    barriers = [i for i, line in enumerate(branch) if line == "tl.debug_barrier()"]
+    return (bool(reads) and len(zeroes) == len(reads) and len(barriers) == 1
+            and max(reads) < barriers[0] < min(zeroes))
+
+
+@pytest.mark.parametrize("name", sorted({*(k for k, *_ in REGISTRY_KERNELS), *RENDERED_KERNELS}))
+def test_the_last_arrival_reads_every_sum_before_a_barrier_and_zeroes_after_it(name):
+    """The zeroing store may have another layout than the read (another thread zeroes an element): on the H100 the
+    igemm tiles read zeros until a barrier parted them (bench/results/last-arrival/README.md). The interpreter runs
+    one thread, so the order is checked in the source: every workspace read, then a barrier, then every zeroing."""
+    source = render(KernelConfig.from_name(name), Provenance(("rules/x.yaml",), "test", (), "test"))
+    assert _reads_then_one_barrier_then_zeroes(_last_arrival_branch(source))
+
+
+def test_the_branch_before_the_barrier_fails_the_order_check():
+    """The check above can fail: the branch as it was before the barrier (read, zero and store a tap at a time)."""
+    source = ("    if tl.atomic_add(arrivals_ptr + arrival, 1) == SPLIT_K - 1:\n"
+              "        total = tl.load(ws_ptr + dw_offs, mask=m)\n"
+              "        tl.store(ws_ptr + dw_offs, tl.zeros_like(total), mask=m)\n"
+              "        tl.store(dw_ptr + dw_offs, total, mask=m)\n"
+              "    return\n")
+    branch = _last_arrival_branch(source)
+    assert len(branch) == 3 and not _reads_then_one_barrier_then_zeroes(branch)

@@ -111,15 +111,19 @@ def kernel(
     arrival = tl.program_id(1) * FILTER + tl.program_id(2)
     if tl.atomic_add(arrivals_ptr + arrival, 1) == SPLIT_K - 1:
         dw_offs = w_channels + fy * swy + 0 * swx
-        total = tl.load(ws_ptr + dw_offs, mask=mask_out[:, None], cache_modifier=".cg")
-        tl.store(ws_ptr + dw_offs, tl.zeros_like(total), mask=mask_out[:, None])
-        tl.store(dw_ptr + dw_offs, total.to(dw_ptr.dtype.element_ty), mask=mask_out[:, None])
+        total_fy_0 = tl.load(ws_ptr + dw_offs, mask=mask_out[:, None], cache_modifier=".cg")
         dw_offs = w_channels + fy * swy + 1 * swx
-        total = tl.load(ws_ptr + dw_offs, mask=mask_out[:, None], cache_modifier=".cg")
-        tl.store(ws_ptr + dw_offs, tl.zeros_like(total), mask=mask_out[:, None])
-        tl.store(dw_ptr + dw_offs, total.to(dw_ptr.dtype.element_ty), mask=mask_out[:, None])
+        total_fy_1 = tl.load(ws_ptr + dw_offs, mask=mask_out[:, None], cache_modifier=".cg")
         dw_offs = w_channels + fy * swy + 2 * swx
-        total = tl.load(ws_ptr + dw_offs, mask=mask_out[:, None], cache_modifier=".cg")
-        tl.store(ws_ptr + dw_offs, tl.zeros_like(total), mask=mask_out[:, None])
-        tl.store(dw_ptr + dw_offs, total.to(dw_ptr.dtype.element_ty), mask=mask_out[:, None])
+        total_fy_2 = tl.load(ws_ptr + dw_offs, mask=mask_out[:, None], cache_modifier=".cg")
+        tl.debug_barrier()
+        dw_offs = w_channels + fy * swy + 0 * swx
+        tl.store(ws_ptr + dw_offs, tl.zeros_like(total_fy_0), mask=mask_out[:, None])
+        tl.store(dw_ptr + dw_offs, total_fy_0.to(dw_ptr.dtype.element_ty), mask=mask_out[:, None])
+        dw_offs = w_channels + fy * swy + 1 * swx
+        tl.store(ws_ptr + dw_offs, tl.zeros_like(total_fy_1), mask=mask_out[:, None])
+        tl.store(dw_ptr + dw_offs, total_fy_1.to(dw_ptr.dtype.element_ty), mask=mask_out[:, None])
+        dw_offs = w_channels + fy * swy + 2 * swx
+        tl.store(ws_ptr + dw_offs, tl.zeros_like(total_fy_2), mask=mask_out[:, None])
+        tl.store(dw_ptr + dw_offs, total_fy_2.to(dw_ptr.dtype.element_ty), mask=mask_out[:, None])
         tl.atomic_xchg(arrivals_ptr + arrival, 0)

@@ -82,7 +82,9 @@ def kernel(
     arrival = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
     if tl.atomic_add(arrivals_ptr + arrival, 1) == SPLIT_K - 1:
         dw_offs = offs_c * swk + channel * swc + fy * swy + fx * swx
-        total = tl.load(ws_ptr + dw_offs, mask=mask_c, cache_modifier=".cg")
-        tl.store(ws_ptr + dw_offs, tl.zeros_like(total), mask=mask_c)
-        tl.store(dw_ptr + dw_offs, total.to(dw_ptr.dtype.element_ty), mask=mask_c)
+        total_fy_fx = tl.load(ws_ptr + dw_offs, mask=mask_c, cache_modifier=".cg")
+        tl.debug_barrier()
+        dw_offs = offs_c * swk + channel * swc + fy * swy + fx * swx
+        tl.store(ws_ptr + dw_offs, tl.zeros_like(total_fy_fx), mask=mask_c)
+        tl.store(dw_ptr + dw_offs, total_fy_fx.to(dw_ptr.dtype.element_ty), mask=mask_c)
         tl.atomic_xchg(arrivals_ptr + arrival, 0)

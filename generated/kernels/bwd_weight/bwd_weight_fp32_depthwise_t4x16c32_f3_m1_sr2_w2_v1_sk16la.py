@@ -136,15 +136,19 @@ def kernel(
     arrival = tl.program_id(1) * FILTER + tl.program_id(2)
     if tl.atomic_add(arrivals_ptr + arrival, 1) == SPLIT_K - 1:
         dw_offs = g * swk + 0 * swy + fx * swx
-        total = tl.load(ws_ptr + dw_offs, mask=mask_g, cache_modifier=".cg")
-        tl.store(ws_ptr + dw_offs, tl.zeros_like(total), mask=mask_g)
-        tl.store(dw_ptr + dw_offs, total.to(dw_ptr.dtype.element_ty), mask=mask_g)
+        total_0_fx = tl.load(ws_ptr + dw_offs, mask=mask_g, cache_modifier=".cg")
         dw_offs = g * swk + 1 * swy + fx * swx
-        total = tl.load(ws_ptr + dw_offs, mask=mask_g, cache_modifier=".cg")
-        tl.store(ws_ptr + dw_offs, tl.zeros_like(total), mask=mask_g)
-        tl.store(dw_ptr + dw_offs, total.to(dw_ptr.dtype.element_ty), mask=mask_g)
+        total_1_fx = tl.load(ws_ptr + dw_offs, mask=mask_g, cache_modifier=".cg")
         dw_offs = g * swk + 2 * swy + fx * swx
-        total = tl.load(ws_ptr + dw_offs, mask=mask_g, cache_modifier=".cg")
-        tl.store(ws_ptr + dw_offs, tl.zeros_like(total), mask=mask_g)
-        tl.store(dw_ptr + dw_offs, total.to(dw_ptr.dtype.element_ty), mask=mask_g)
+        total_2_fx = tl.load(ws_ptr + dw_offs, mask=mask_g, cache_modifier=".cg")
+        tl.debug_barrier()
+        dw_offs = g * swk + 0 * swy + fx * swx
+        tl.store(ws_ptr + dw_offs, tl.zeros_like(total_0_fx), mask=mask_g)
+        tl.store(dw_ptr + dw_offs, total_0_fx.to(dw_ptr.dtype.element_ty), mask=mask_g)
+        dw_offs = g * swk + 1 * swy + fx * swx
+        tl.store(ws_ptr + dw_offs, tl.zeros_like(total_1_fx), mask=mask_g)
+        tl.store(dw_ptr + dw_offs, total_1_fx.to(dw_ptr.dtype.element_ty), mask=mask_g)
+        dw_offs = g * swk + 2 * swy + fx * swx
+        tl.store(ws_ptr + dw_offs, tl.zeros_like(total_2_fx), mask=mask_g)
+        tl.store(dw_ptr + dw_offs, total_2_fx.to(dw_ptr.dtype.element_ty), mask=mask_g)
         tl.atomic_xchg(arrivals_ptr + arrival, 0)
