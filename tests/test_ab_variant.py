@@ -48,3 +48,15 @@ def test_a_filter_keeps_only_the_base_kernels_it_selects(tmp_path):
     assert merged and len(merged) < len(every)
     assert all(p.base.groups_to_merge > 1 and p.twin.tap_major and not p.base.tap_major for p in merged)
     assert {p.base.name for p in merged} == {p.base.name for p in every if p.base.groups_to_merge > 1}
+
+
+def test_rerendered_twins_every_selected_candidate_with_its_own_config_rendered_anew(tmp_path):
+    """--rerendered: the checked-in source against the same instance rendered from the current templates (a template
+    change timed before `gconv generate`); without it the same config and choices make no twin."""
+    problem = Problem.from_key("bwd_weight_bf16_n8_g64_c1_k1_hi28_wi28_y3_x3_s1x1_p1x1_d1x1")
+    where = "last_arrival"
+    assert pairs_for(problem, "default", "sm_90", {}, tmp_path, None, (Algorithm.depthwise,), where) == []
+    pairs = pairs_for(problem, "default", "sm_90", {}, tmp_path, None, (Algorithm.depthwise,), where, rerendered=True)
+    assert pairs and all(p.twin == p.base and p.base.last_arrival for p in pairs)
+    assert all(p.base_source.endswith(f"generated/kernels/bwd_weight/{p.base.name}.py") for p in pairs)
+    assert all(p.twin_source == str(tmp_path / f"{p.base.name}.py") for p in pairs)
