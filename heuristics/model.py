@@ -39,6 +39,7 @@ class RankingConfig(BaseModel):
     label_step: float = Field(0.1, gt=0)
     label_levels: int = Field(20, ge=1, le=30)
     num_boost_round: int = Field(60, ge=1)
+    num_leaves: int | None = Field(None, ge=2)  # the ranker's own tree size (None: the regressor's num_leaves)
 
 
 # How every LightGBM model of a model directory is trained, beside its hyper-parameters: quiet, on all cores,

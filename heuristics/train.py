@@ -161,6 +161,8 @@ def fit_ranker(tables: list[ProblemTable], config: TrainConfig):
                             free_raw_data=False)
     params = config.lightgbm_params() | {"objective": "lambdarank",
                                          "label_gain": [2.0 ** level - 1 for level in range(ranking.label_levels + 1)]}
+    if ranking.num_leaves is not None:
+        params["num_leaves"] = ranking.num_leaves
     return lightgbm.train(params, data, num_boost_round=ranking.num_boost_round)
 
 

@@ -161,8 +161,8 @@ def test_without_the_c_selector_gconv_warns_once_and_selects_in_python(tmp_path,
         assert [str(w.message) for w in caught] == [
             "gconv selects in Python (slower, same choices): the C selector is unavailable: $CC is 'no-such-cc-xyz', "
             "which is not an executable. Set GCONV_NATIVE_SELECTOR=0 to silence this."]
-        assert choice.source == "model" and choice.name == selection.python_best(
-            problem, "default", ARCH, _model(problem)).candidate.name
+        best = selection.python_best(problem, "default", ARCH, _model(problem), vendor=selection.VENDOR_COMPETES)
+        assert choice.source == "model" and choice.name == best.candidate.name
     finally:
         native.native_selector.cache_clear()
         selection.clear_cache()
