@@ -552,3 +552,20 @@ def test_cli_train_refuses_kernels_the_rule_set_does_not_list(tmp_path, capsys):
         f"error: the measurements time 1 kernel that rule set default does not list (first: {gone}); drop their rows "
         "(python bench/drop_rows.py --where EXPR FILE) or name the rule set they come from\n")
     assert not (tmp_path / "models").exists()
+
+
+def test_the_ranker_takes_its_own_tree_size_else_the_regressors(split):
+    """train.yaml `ranking.num_leaves`: the ranker's trees have at most that many leaves; without it, the regressor's
+    num_leaves (SMALL_CONFIG's)."""
+    from gconv.heuristics.model import RankingConfig
+    from gconv.heuristics.train import fit_ranker, problem_tables
+
+    tables = problem_tables(split[0], load_arch_spec("sm_90"), SMALL_CONFIG.target)
+
+    def most_leaves(num_leaves):
+        ranking = RankingConfig(num_boost_round=20, num_leaves=num_leaves)
+        dump = fit_ranker(tables, SMALL_CONFIG.model_copy(update={"ranking": ranking})).dump_model()
+        return max(tree["num_leaves"] for tree in dump["tree_info"])
+
+    assert most_leaves(3) == 3
+    assert most_leaves(None) == SMALL_CONFIG.num_leaves > 3
