@@ -31,7 +31,8 @@ class ModelError(GconvError):
 
 
 class RankingConfig(BaseModel):
-    """The ranker: LambdaRank over each problem's kernels, with the regressor's tree parameters. A kernel's relevance
+    """The ranker: LambdaRank over each problem's kernels, with the regressor's tree parameters but its own rounds
+    (and its own leaves where num_leaves is set). A kernel's relevance
     label is label_levels - round(log(time / problem's best time) / label_step), at least 0: label_step = 0.1 puts
     kernels within ~10% of the best one level below it, and 20 levels reach kernels ~7x slower."""
     model_config = ConfigDict(extra="forbid", frozen=True)
