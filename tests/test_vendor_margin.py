@@ -1,5 +1,6 @@
 """The vendor margin (heuristics/train.py chosen_index, bench/vendor_margin.py): it raises only the vendor row's key."""
 import numpy as np
+import pytest
 
 from gconv.heuristics.train import chosen_index
 
@@ -16,7 +17,6 @@ def test_the_vendor_path_wins_only_by_more_than_the_margin():
 
 
 def test_margins_are_per_direction_and_not_negative():
-    import pytest
     from pydantic import ValidationError
 
     from gconv.heuristics.train import TrainConfig
@@ -38,7 +38,6 @@ def test_a_vendor_shift_lowers_only_the_vendor_rows_key():
 
 
 def test_vendor_classifier_weights_are_per_direction_and_not_negative():
-    import pytest
     from pydantic import ValidationError
 
     from gconv.heuristics.train import TrainConfig
@@ -53,8 +52,6 @@ def test_vendor_classifier_weights_are_per_direction_and_not_negative():
 
 
 def test_the_vendor_headroom_scores_the_pick_a_perfect_vendor_decision_and_no_vendor():
-    import pytest
-
     from gconv.bench.vendor_headroom import efficiencies
 
     log_times = np.log(np.array([2.0, 4.0, 1.0]))  # cuDNN fastest; the ranker prefers the slower instance
