@@ -32,6 +32,7 @@ from gconv.schemas import Algorithm, KernelConfig, Problem
 from .timing import operand_sets
 
 _PROVENANCE = Provenance(("bench/last_arrival_probe.py",), "probe", (), "python -m bench.last_arrival_probe")
+WRONG = 0.02  # an error (of the result's largest magnitude) this large is a wrong result, not rounding
 
 
 def left_behind() -> tuple[int, list[int]]:
@@ -62,7 +63,7 @@ def explain(problem: Problem, config: KernelConfig, out: torch.Tensor, expected:
             scale: float) -> list[str]:
     """Where the wrong elements are (tiles) and which subset of splits each one's value is the sum of."""
     p = problem
-    wrong = (out.double() - expected.double()).abs() > 0.02 * scale
+    wrong = (out.double() - expected.double()).abs() > WRONG * scale
     index = wrong.nonzero()  # [E, 4]: filter (g*K + k), c, fy, fx
     if len(index) == 0:
         return []
@@ -108,7 +109,7 @@ def probe(problem: Problem, config: KernelConfig, source: Path, repeats: int, fr
         floats, counters = left_behind()
         lines.append(f"  run {i:2d}: error {error:.4f}  workspace non-zero {floats}  counters non-zero "
                      f"{len(counters)} {sorted(set(counters))[:8]}")
-        if error > 0.02 and partials is not None and i < 2:
+        if error > WRONG and partials is not None and i < 2:
             lines += explain(problem, config, out, expected, partials, scale)
     return lines
 
