@@ -2,11 +2,14 @@
 takes its twin, except the kernels where --keep-base" (an expression over the base kernel's axes, the grammar of
 `gconv rules list --filter`), or with --add-twins the rule "keep every kernel and add the twins where ADD_TWINS" (an
 expression over the twin's axes and the derived fields of rule constraints on sm_90, e.g. acc_registers_per_thread:
-twins that are new instances of the rule set), against the base everywhere.
+twins that are new instances of the rule set), or with both "every kernel takes its twin except where --keep-base,
+and beside the kept ones the twins where --add-twins", against the base everywhere.
 
     python -m bench.ab_rule bench/results/k-walk/ab-k_walk-seed4.csv.gz \
         --keep-base "direction != 'bwd_weight' and vector_width == 1 and groups_to_merge == 1"
     python -m bench.ab_rule bench/results/tiny-bwd-weight/ab-block_m-64.csv.gz --add-twins "acc_registers_per_thread <= 128"
+    python -m bench.ab_rule bench/results/last-arrival/ab-last-arrival-igemm.csv.gz \
+        --keep-base "groups_to_merge > 1 or split_k < 8 or split_k > 32" --add-twins "groups_to_merge > 1 and split_k <= 8"
 
 Prints the geomean of base / twin per kernel (worst first: the kernels a rule should keep on the base), then per
 direction x shape class the best kernel's speed-up under the rule over the best base kernel of each problem:
@@ -68,33 +71,39 @@ def kernel_speedups(rows: list[dict]) -> list[tuple[str, int, float]]:
     return sorted(((name, len(v), geomean(v)) for name, v in ratios.items()), key=lambda item: (item[2], item[0]))
 
 
-def rule_speedups(rows: list[dict], keep_base: str | None) -> dict[tuple[str, str], list[float]]:
-    """Per (direction, shape class): each problem's best time with every base kernel vs with the rule (twins except
-    where keep_base matches the base kernel's axes), as best base / best under the rule."""
-    expression = parse(keep_base) if keep_base else None
+def rule_speedups(rows: list[dict], keep_base: str | None = None, add_twins: str | None = None,
+                  arch: str = "sm_90") -> dict[tuple[str, str], list[float]]:
+    """Per (direction, shape class): each problem's best time with every base kernel vs under the rule, as best base /
+    best under the rule. The rule: every base kernel takes its twin, except those keep_base matches (an expression
+    over the base kernel's axes; with add_twins alone, every base kernel is kept); beside a kept kernel its twin is
+    added where add_twins matches (an expression over the twin's constraint environment on arch: its axes and
+    derived fields; those twins must be kernel names)."""
+    keep = parse(keep_base) if keep_base else None
+    add = parse(add_twins) if add_twins else None
+    spec = load_arch_spec(arch) if add else None
 
-    def time_under_rule(row: dict) -> float:
-        if expression is None:
-            return row["twin_ms"]
+    def kept(row: dict) -> bool:
+        if keep is None:
+            return add is not None
         axes = KernelConfig.from_name(row["base"]).axes()
-        expression.check_names(axes)
-        return row["base_ms"] if expression.matches(axes) else row["twin_ms"]
-    return _best_ratios(rows, time_under_rule)
+        keep.check_names(axes)
+        return keep.matches(axes)
 
-
-def added_twin_speedups(rows: list[dict], add_twins: str, arch: str = "sm_90") -> dict[tuple[str, str], list[float]]:
-    """rule_speedups of the rule that keeps every base kernel and adds the twins matching add_twins (over the twin's
-    constraint environment on arch: its axes and derived fields); the twins must be kernel names."""
-    expression, spec = parse(add_twins), load_arch_spec(arch)
-
-    def time_under_rule(row: dict) -> float:
+    def twin_added(row: dict) -> bool:
+        if add is None:
+            return False
         try:
             twin = KernelConfig.from_name(row["twin"])
         except ValueError:
             raise ValueError(f"--add-twins needs twins that are kernel names, not {row['twin']!r}") from None
         environment = constraint_environment(twin, spec)
-        expression.check_names(environment)
-        return min(row["base_ms"], row["twin_ms"]) if expression.matches(environment) else row["base_ms"]
+        add.check_names(environment)
+        return add.matches(environment)
+
+    def time_under_rule(row: dict) -> float:
+        if not kept(row):
+            return row["twin_ms"]
+        return min(row["base_ms"], row["twin_ms"]) if twin_added(row) else row["base_ms"]
     return _best_ratios(rows, time_under_rule)
 
 
@@ -115,16 +124,15 @@ def _best_ratios(rows: list[dict], time_under_rule: Callable[[dict], float]) -> 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+", type=Path, help="bench/ab_variant.py CSVs (.csv or .csv.gz)")
-    rule = parser.add_mutually_exclusive_group()
-    rule.add_argument("--keep-base", help="the base kernels the rule keeps (an expression over their axes)")
-    rule.add_argument("--add-twins", help="the twins the rule adds beside every base kernel (an expression over the "
-                                          "twin's axes and constraint fields on sm_90)")
+    parser.add_argument("--keep-base", help="the base kernels the rule keeps (an expression over their axes; with "
+                                            "--add-twins alone, all of them)")
+    parser.add_argument("--add-twins", help="the twins the rule adds beside the kept base kernels (an expression over "
+                                            "the twin's axes and constraint fields on sm_90)")
     args = parser.parse_args(argv)
     try:
         wrong: list[dict] = []
         rows = read_pairs(args.files, wrong)
-        by_rule = (added_twin_speedups(rows, args.add_twins) if args.add_twins
-                   else rule_speedups(rows, args.keep_base))
+        by_rule = rule_speedups(rows, args.keep_base, args.add_twins)
     except (OSError, KeyError, ValueError, GconvError) as error:
         print(f"ab_rule: {error}", file=sys.stderr)
         return 2
@@ -135,8 +143,12 @@ def main(argv: list[str] | None = None) -> int:
     print("base / twin per kernel (geomean over its problems), worst first:")
     for name, count, speedup in kernel_speedups(rows):
         print(f"  {speedup:5.2f}x  ({count:3})  {name}")
-    rule_text = (f"every base kernel, and the twins where: {args.add_twins}" if args.add_twins
-                 else f"twins except where: {args.keep_base or 'nothing'}")
+    if args.add_twins and not args.keep_base:
+        rule_text = f"every base kernel, and the twins where: {args.add_twins}"
+    else:
+        rule_text = f"twins except where: {args.keep_base or 'nothing'}"
+        if args.add_twins:
+            rule_text += f"; beside those, the twins where: {args.add_twins}"
     print(f"\nbest under the rule over the best base ({rule_text}):")
     print(f"  {'direction':10} {'class':9} {'geomean':>7} {'worst':>6}  problems")
     for (direction, shape_class), values in by_rule.items():

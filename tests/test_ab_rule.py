@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from bench.ab_rule import added_twin_speedups, kernel_speedups, main, read_pairs, rule_speedups
+from bench.ab_rule import kernel_speedups, main, read_pairs, rule_speedups
 
 HEADER = "problem,direction,shape_class,base,twin,base_ms,twin_ms,base_err,twin_err,cudnn_ms\n"
 NARROW = "fwd_bf16_igemm_m64n16k32_w2_s3_ms_g1_v1_mg1"
@@ -58,10 +58,27 @@ def test_added_twins_count_where_they_win_and_only_those_the_expression_admits(t
         ("p1", WIDE_F7, 2.0, 1.0), ("p1", WIDE_F3, 2.0, 1.6),  # the twins win: 2x with f7 admitted, else 1.25x
         ("p2", WIDE_F7, 1.0, 3.0),  # the twin loses: the base stays, 1x
     ])])
-    assert added_twin_speedups(rows, "acc_registers_per_thread <= 128")[("bwd_weight", "C/G<=16")] == \
+    assert rule_speedups(rows, add_twins="acc_registers_per_thread <= 128")[("bwd_weight", "C/G<=16")] == \
         pytest.approx([2.0, 1.0])
-    assert added_twin_speedups(rows, "acc_registers_per_thread <= 64")[("bwd_weight", "all")] == \
+    assert rule_speedups(rows, add_twins="acc_registers_per_thread <= 64")[("bwd_weight", "all")] == \
         pytest.approx([1.25, 1.0])
+
+
+def test_kept_kernels_take_added_twins_and_the_others_their_twins(tmp_path, capsys):
+    """--keep-base and --add-twins together: the base kernels keep_base does not match are replaced by their twins;
+    beside the kept ones, the twins add_twins admits are added."""
+    rows = [("p1", SMALL, 2.0, 1.0), ("p1", WIDE_F3, 1.5, 1.2),  # SMALL (7x7) replaced; WIDE_F3 kept
+            ("p2", SMALL, 1.0, 3.0), ("p2", WIDE_F3, 2.0, 1.8)]
+    path = tmp_path / "ab.csv"
+    path.write_text(HEADER + "".join(f"{p},bwd_weight,C/G<=16,{b},{WIDE_F7},{bm},{tm},0,0,9\n" for p, b, bm, tm in rows))
+    pairs = read_pairs([path])
+    both = rule_speedups(pairs, "filter_size == 3", "acc_registers_per_thread <= 128")[("bwd_weight", "all")]
+    assert both == pytest.approx([1.5 / 1.0, 1.0 / 1.8])  # p1: the replaced SMALL's twin 1.0; p2: the added twin 1.8
+    none_added = rule_speedups(pairs, "filter_size == 3", "acc_registers_per_thread <= 64")[("bwd_weight", "all")]
+    assert none_added == pytest.approx([1.5 / 1.0, 1.0 / 2.0])  # p2: the kept WIDE_F3 base 2.0
+    assert main([str(path), "--keep-base", "filter_size == 3", "--add-twins", "acc_registers_per_thread <= 128"]) == 0
+    assert ("(twins except where: filter_size == 3; beside those, the twins where: acc_registers_per_thread <= 128)"
+            in capsys.readouterr().out)
 
 
 def test_added_twins_must_be_kernel_names_and_fields_known(tmp_path, capsys):
@@ -73,10 +90,6 @@ def test_added_twins_must_be_kernel_names_and_fields_known(tmp_path, capsys):
     assert main([str(named), "--add-twins", "acc_regs < 9"]) == 2
     assert capsys.readouterr().err.startswith("ab_rule: unknown field 'acc_regs'; known fields: "
                                               "acc_registers_per_thread, algorithm, arch.compute_capability, ")
-    with pytest.raises(SystemExit) as exit_info:
-        main([str(named), "--add-twins", "block_m == 64", "--keep-base", "block_m == 16"])
-    assert exit_info.value.code == 2
-    assert capsys.readouterr().err.endswith("error: argument --keep-base: not allowed with argument --add-twins\n")
 
 
 def test_pairs_with_a_wrong_output_are_left_out_and_named(tmp_path, capsys):
