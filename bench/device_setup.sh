@@ -73,10 +73,12 @@ capi_check() {
 # more than 30 of $(left) seconds remain (the calling script defines left()); each CSV and log goes to $OUT/DEST/
 # under the CSV's path in bench/results/. With $STAGE_DIR they go to $STAGE_DIR/DEST/ instead, archived into
 # $OUT/DEST.tgz after every file: a call cut short still returns the files it finished (the device tool returns at
-# most 8 files, and nothing a script had yet to archive when its time ran out).
+# most 8 files, and nothing a script had yet to archive when its time ran out). $STAGE_DIR/DEST/ is emptied first: a
+# warm machine keeps /tmp from an earlier call, whose files would come back again.
 resume_sweeps() {
   dest=$1; shift
   root=${STAGE_DIR:-$OUT}
+  [ -n "$STAGE_DIR" ] && rm -rf "$STAGE_DIR/$dest"
   for pair in "$@"; do
     out=${pair%%:*}; problems=${pair##*:}
     [ $(left) -gt 30 ] || { echo "$out: not resumed, time is up"; continue; }
