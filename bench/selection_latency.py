@@ -2,6 +2,7 @@
 by the compiled C selector (runtime/native_selector.py) and by the Python path, in one run.
 
     python bench/selection_latency.py [--samples 300] [--rule-set default] [--arch sm_90] [--paths C Python]
+        [--without-kernel-bound]
 
 - cold: every cache cleared first (a problem whose channels / filter nobody asked about before);
 - warm support: a new problem key whose support key (runtime/support.py support_key) was enumerated before
@@ -74,7 +75,12 @@ def main() -> None:
     parser.add_argument("--rule-set", default="default")
     parser.add_argument("--arch", default="sm_90")
     parser.add_argument("--paths", nargs="+", choices=["C", "Python"], default=["C", "Python"])
+    parser.add_argument("--without-kernel-bound", action="store_true",
+                        help="the C search bounds each tree by the problem's least leaf alone (gconv_model.kernel_least "
+                             "NULL), to compare with the shipped search")
     args = parser.parse_args()
+    if args.without_kernel_bound:
+        native_selector.kernel_least_leaves = lambda forest, names: None
     rows = []
     for path in args.paths:
         os.environ[native_selector.ENABLE_ENV] = "1" if path == "C" else "0"

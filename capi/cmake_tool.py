@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from gconv.c_source import (ENUMS, TARGETS, arch_data_lines, c_bytes, c_float, config_values, feature_version_check,
-                            model_forests, pool_names, roofline_lines, rules_header)
+                            kernel_least_leaves, model_forests, pool_names, roofline_lines, rules_header)
 
 
 
@@ -154,11 +154,17 @@ def models_source(models: Path, arch: str) -> str:
             pool = pool_names(model)
             out += [f"static const char *const {name}_pool[{max(1, len(pool))}] = {{",
                     *([f'    "{kernel}",' for kernel in pool] or ["    0,"]), "};", ""]
+            least = kernel_least_leaves(forests[1] or forests[0], pool)
+            if least is not None:
+                out += [f"static const double {name}_kernel_least[{max(1, len(least))}] = {{",
+                        *[f"    {', '.join(c_float(v) for v in least[i:i + 8])}," for i in range(0, len(least), 8)],
+                        "};", ""]
             target = model.metadata.target
             entries.append(f'    {{{ENUMS["direction"].index(direction)}, {ENUMS["dtype"].index(dtype)}, '
                            f'"{label}", {model.metadata.feature_version}, {TARGETS.index(target)}, "{target}", '
                            f'{regressor}, {ranker}, {len(pool)}, {name}_pool, {model.metadata.vendor_margin!r}, '
-                           f'{vendor}, {model.metadata.vendor_weight!r}}},')
+                           f'{vendor}, {model.metadata.vendor_weight!r}, '
+                           f'{"0" if least is None else f"{name}_kernel_least"}}},')
     out += notes + ([""] if notes else [])
     out.append(f"const size_t gconv_model_count = {len(entries)};")
     out.append(f"const gconv_model gconv_models[{max(1, len(entries))}] = {{")

@@ -122,6 +122,44 @@ def pool_names(model: SelectionModel) -> list[str]:
     return sorted(model.metadata.kernel_pool, key=str.encode)
 
 
+def kernel_least_leaves(forest: Forest | None, names: list[str]) -> list[float] | None:
+    """For each kernel of names (a model's pool, pool_names' order; the vendor path's row has zeros there) and each
+    tree of forest: the least leaf the tree reaches when its splits on the kernel's own features (heuristics/features.py
+    KERNEL_FEATURES, the same in every row of that kernel whatever the problem) go the kernel's way and every other
+    split both ways. A lower bound of the tree's value for any row of the kernel, which the C search
+    (capi/src/model.c gconv_model_least) takes beside the problem's own to drop a candidate sooner
+    (bench/pruning_bound.py). Row-major, len(names) x trees; None for no forest, or one that is not plain (its
+    missing-value splits would need LightGBM's decision)."""
+    import numpy as np
+
+    from gconv.heuristics.features import KERNEL_FEATURES, PROBLEM_FEATURES, kernel_features
+    from gconv.runtime.registry import VENDOR_KERNEL
+    from gconv.schemas import KernelConfig
+
+    if forest is None or not forest.plain:
+        return None
+    start, end = len(PROBLEM_FEATURES), len(PROBLEM_FEATURES) + len(KERNEL_FEATURES)
+    kernel = np.array([[0.0] * len(KERNEL_FEATURES) if name == VENDOR_KERNEL else
+                       kernel_features(KernelConfig.from_name(name)) for name in names], dtype=np.float64)
+    least = np.full((len(names), len(forest.roots)), np.inf)
+    for tree, root in enumerate(forest.roots):
+        stack = [(root, np.ones(len(names), dtype=bool))]
+        while stack:
+            node, reaching = stack.pop()
+            if not reaching.any():
+                continue
+            if node < 0:
+                least[reaching, tree] = np.minimum(least[reaching, tree], forest.leaves[~node])
+                continue
+            feature, _, threshold, left, right = forest.nodes[node]
+            if start <= feature < end:
+                goes_left = kernel[:, feature - start] <= threshold
+                stack += [(left, reaching & goes_left), (right, reaching & ~goes_left)]
+            else:
+                stack += [(left, reaching), (right, reaching)]
+    return least.ravel().tolist()
+
+
 def feature_version_check() -> list[str]:
     """A preprocessor guard: compiling fails when capi/src/model.c computes another feature version than Python, or
     reads a column at another index (the analytic estimate; the problem features come first, the same in every row)."""

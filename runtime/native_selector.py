@@ -25,8 +25,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from gconv.c_source import (CONFIG_FIELDS, TARGETS, booster_forests, config_values, pool_names, rules_header,
-                            selector_source)
+from gconv.c_source import (CONFIG_FIELDS, TARGETS, booster_forests, config_values, kernel_least_leaves, pool_names,
+                            rules_header, selector_source)
 from gconv.errors import GconvError
 from gconv.paths import REPO_ROOT
 from gconv.schemas import Direction, DType, Problem, RegistryEntry
@@ -78,7 +78,8 @@ class CModel(ctypes.Structure):
                 ("feature_version", ctypes.c_int), ("target", ctypes.c_int), ("target_name", ctypes.c_char_p),
                 ("regressor", CForest), ("ranker", CForest),
                 ("pool_size", ctypes.c_int32), ("pool", ctypes.POINTER(ctypes.c_char_p)),
-                ("vendor_margin", ctypes.c_double), ("vendor", CForest), ("vendor_weight", ctypes.c_double)]
+                ("vendor_margin", ctypes.c_double), ("vendor", CForest), ("vendor_weight", ctypes.c_double),
+                ("kernel_least", ctypes.POINTER(ctypes.c_double))]
 
 
 def _forest_struct(forest) -> tuple:
@@ -208,18 +209,21 @@ class NativeSelector:
         cached = self._models.get(id(model))
         if cached is None:
             try:
-                regressor, ranker, vendor = (_forest_struct(forest) for forest in booster_forests(model))
+                forests = booster_forests(model)
+                names = pool_names(model)
+                least = kernel_least_leaves(forests[1] or forests[0], names)
             except ValueError:
                 cached = self._models[id(model)] = (model, None)
             else:
+                regressor, ranker, vendor = (_forest_struct(forest) for forest in forests)
                 meta = model.metadata
-                names = pool_names(model)
                 pool = (ctypes.c_char_p * max(1, len(names)))(*[name.encode() for name in names])
+                table = None if least is None else (ctypes.c_double * max(1, len(least)))(*least)
                 struct = CModel(DIRECTIONS.index(Direction(meta.direction)), DTYPES.index(DType(meta.dtype)),
                                 model.label.encode(), meta.feature_version, TARGETS.index(meta.target),
                                 meta.target.encode(), regressor[0], ranker[0], len(names), pool,
-                                meta.vendor_margin, vendor[0], meta.vendor_weight)
-                cached = self._models[id(model)] = (model, struct, regressor, ranker, vendor, pool)
+                                meta.vendor_margin, vendor[0], meta.vendor_weight, table)
+                cached = self._models[id(model)] = (model, struct, regressor, ranker, vendor, pool, table)
         return cached[1]
 
     def choose(self, problem: Problem, pool: tuple[RegistryEntry, ...], model=None, vendor: bool = False

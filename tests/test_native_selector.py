@@ -1,6 +1,7 @@
 """The compiled selector (runtime/native_selector.py) against Python's selection path: the same kernel, padding,
 candidate count and key (bit for bit where numpy's exp is libm's), with the trained models and with the rule; and its
 build: cached, nothing half-written, clear messages when it cannot be built, the Python fallback then."""
+import ctypes
 import warnings
 from pathlib import Path
 
@@ -262,6 +263,62 @@ def test_the_search_walks_fewer_trees_than_candidates_times_trees(selector):
         walked += pick.tree_walks
         every += pick.candidates * trees
     assert every > 100_000 and walked < 0.75 * every, (walked, every)
+
+
+def test_the_kernels_own_least_leaves_drop_candidates_sooner(selector):
+    """gconv_model_least bounds each remaining tree by the larger of two least leaves, the problem's and the candidate
+    kernel's (gconv_model.kernel_least): the same picks and keys as with the problem's alone, over fewer trees."""
+    with_table = without = 0
+    for problem in seeded_problems(43, 60, ("bf16",)):
+        model = _model(problem)
+        pool = selection._pool("default", problem.direction, problem.dtype, ARCH)
+        struct = selector.model_struct(model)
+        table = ctypes.cast(struct.kernel_least, ctypes.POINTER(ctypes.c_double))  # a copy: the field itself aliases
+        assert table, "every shipped forest is plain: each model has its table"
+        pick = selector.choose(problem, pool, model)
+        struct.kernel_least = ctypes.POINTER(ctypes.c_double)()
+        try:
+            plain = selector.choose(problem, pool, model)
+        finally:
+            struct.kernel_least = table
+        if pick is None or not pick.by_model:
+            continue
+        assert (pick.index, pick.key, pick.candidates) == (plain.index, plain.key, plain.candidates), problem.key
+        with_table += pick.tree_walks
+        without += plain.tree_walks
+    assert with_table < 0.9 * without, (with_table, without)
+
+
+def test_kernel_least_leaves_bound_each_tree_with_the_kernels_features_fixed():
+    """c_source.kernel_least_leaves (vectorised over the pool) equals bench/pruning_bound.py's one-kernel search, the
+    vendor path's row with zero kernel features; and no row of a kernel reaches a leaf below its bound."""
+    from bench.pruning_bound import KERNEL_END, KERNEL_START, least_leaf, tree_value
+    from gconv.c_source import kernel_least_leaves, pool_names
+    from gconv.heuristics.features import feature_matrix, kernel_features
+    from gconv.schemas import KernelConfig
+
+    problem = Problem(direction="bwd_weight", dtype="bf16", N=8, G=16, C=8, K=8, Hi=28, Wi=28, Y=3, X=3, pad_h=1,
+                      pad_w=1)
+    model = _model(problem)
+    ranker = booster_forests(model)[1]
+    names = pool_names(model)
+    least = kernel_least_leaves(ranker, names)
+    trees = len(ranker.roots)
+    assert len(least) == len(names) * trees
+    for i in (0, names.index("cudnn"), len(names) // 2, len(names) - 1):
+        row = [0.0] * (KERNEL_END + 13)
+        if names[i] != "cudnn":
+            row[KERNEL_START:KERNEL_END] = kernel_features(KernelConfig.from_name(names[i]))
+        expected = [least_leaf(ranker, ranker.roots[t], row, lambda f: KERNEL_START <= f < KERNEL_END)
+                    for t in range(trees)]
+        assert least[i * trees:(i + 1) * trees] == expected, names[i]
+    runnable = [c for c in selection.candidates(problem, "default", ARCH) if c.entry is not None][:20]
+    rows = feature_matrix(problem, [(c.entry.config, problem) for c in runnable if not c.padding],
+                          load_arch_spec(ARCH)).tolist()
+    for candidate, row in zip([c for c in runnable if not c.padding], rows):
+        i = names.index(candidate.name)
+        assert all(tree_value(ranker, t, row) >= least[i * trees + t] for t in range(trees)), candidate.name
+    assert kernel_least_leaves(None, names) is None
 
 
 @pytest.mark.parametrize("target", ["log_time_over_roofline", "log_time_over_analytic"])

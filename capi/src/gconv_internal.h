@@ -88,6 +88,10 @@ typedef struct gconv_model {
     double vendor_margin;    /* metadata.json vendor_margin: the vendor path's choice key is exp(it) times the forest's */
     gconv_forest vendor;     /* the vendor classifier (vendor.txt), leaves negated: its sum is minus the log-odds; */
     double vendor_weight;    /* the vendor key is also exp(vendor_weight x that sum) times; 0 trees: none */
+    /* pool_size x the choosing forest's trees (the ranker's, else the regressor's): each tree's least leaf with the
+     * pool kernel's own features fixed (c_source.kernel_least_leaves), a bound the search takes beside the
+     * problem's; NULL: none */
+    const double *kernel_least;
 } gconv_model;
 
 extern const size_t gconv_model_count;
@@ -175,7 +179,8 @@ GCONV_HIDDEN double gconv_model_raw(const gconv_model *model, const double featu
 GCONV_HIDDEN double gconv_model_choice_key(const gconv_model *model, const gconv_config *config,
                                            const gconv_prob *problem, int64_t padded_C, int64_t padded_K);
 GCONV_HIDDEN size_t gconv_model_least(const gconv_model *model, const gconv_prob *problem, double *rows, size_t n,
-                                      const char *const *names, double *key, int64_t *walks);
+                                      const char *const *names, const int32_t *model_rows, double *key,
+                                      int64_t *walks);
 GCONV_HIDDEN double gconv_model_predicted_ms(const gconv_model *model, const gconv_config *config,
                                              const gconv_prob *problem, int64_t padded_C, int64_t padded_K,
                                              double *raw);

@@ -387,24 +387,28 @@ static int by_partial_sum(const void *a, const void *b) {
 
 /* The row of the least (choice key, name) of n candidates -- the key bit for bit gconv_model_choice_key's -- with
  * its key in *key; the trees walked are added to *walks. rows holds each candidate's features (gconv_features),
- * COUNT per row, and is rewritten. Without scratch memory it returns n, choosing none: the caller scores one by one.
+ * COUNT per row, and is rewritten; model_rows holds each candidate's row in the model's pool (-1: none). Without
+ * scratch memory it returns n, choosing none: the caller scores one by one.
  *
  * Every candidate walks the first ORDERING_TREES trees; then, in the order of those partial sums, each walks on until
- * its sum so far plus the least leaves the remaining trees can reach (least_reachable) exceeds the best key found: it
- * cannot win, and is dropped. The winner's sum is the full one, in tree order, so nothing changes but the work. */
+ * its sum so far plus the least the remaining trees can add exceeds the best key found: it cannot win, and is
+ * dropped. A tree's least is the larger of two lower bounds of its leaf: the least leaf reachable with the problem's
+ * features fixed (problem_subtree) and, where the model has them, with the candidate kernel's own (kernel_least).
+ * The winner's sum is the full one, in tree order, so nothing changes but the work. */
 size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *rows, size_t n,
-                         const char *const *names, double *key, int64_t *walks) {
+                         const char *const *names, const int32_t *model_rows, double *key, int64_t *walks) {
     const int ranked = model->ranker.trees > 0;
     const gconv_forest *m = ranked ? &model->ranker : &model->regressor;
     int32_t trees = m->trees, ordering = trees < ORDERING_TREES ? trees : ORDERING_TREES;
-    /* One scratch block (8-byte aligned parts first): the walked trees' splits, the candidates' order, rest[] and
-     * each candidate's scale, the walked trees' roots. */
+    /* One scratch block (8-byte aligned parts first): the walked trees' splits, the candidates' order, each tree's
+     * least, rest[] and bound[] (suffix sums of the leasts), each candidate's scale, the walked trees' roots. */
     size_t slots = (size_t)m->node_count + 1; /* + 1: never 0 bytes */
     gconv_tree_node *nodes = malloc(sizeof *nodes * slots + sizeof(partial_score) * n +
-                                    sizeof(double) * ((size_t)trees + 1 + n) + sizeof(int32_t) * (size_t)trees);
+                                    sizeof(double) * (3 * (size_t)trees + 2 + n) + sizeof(int32_t) * (size_t)trees);
     if (nodes == NULL) return n;
     partial_score *order = (partial_score *)(nodes + slots);
-    double *rest = (double *)(order + n), *scales = rest + trees + 1;
+    double *least = (double *)(order + n), *rest = least + trees, *bound = rest + trees + 1;
+    double *scales = bound + trees + 1;
     int32_t *roots = (int32_t *)(scales + n);
     double vendor_factor = exp(model->vendor_margin), vendor_odds = 1.0;
     for (size_t i = 0; i < n; i++) {
@@ -416,14 +420,14 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
     /* The trees with the problem's splits taken (problem_subtree), walked instead of m's: the same leaves. */
     int32_t used = 0;
     for (int32_t t = 0; t < trees; t++) {
-        rest[t] = INFINITY;
-        roots[t] = problem_subtree(m, m->roots[t], rows, nodes, &used, &rest[t]);
+        least[t] = INFINITY;
+        roots[t] = problem_subtree(m, m->roots[t], rows, nodes, &used, &least[t]);
     }
     gconv_forest walked = *m;
     walked.roots = roots;
     walked.nodes = nodes;
-    rest[trees] = 0.0; /* rest[t]: the least the trees t.. can add */
-    for (int32_t t = trees - 1; t >= 0; t--) rest[t] += rest[t + 1];
+    rest[trees] = bound[trees] = 0.0; /* rest[t]: the least the trees t.. can add, for any candidate */
+    for (int32_t t = trees - 1; t >= 0; t--) rest[t] = rest[t + 1] + least[t];
     for (size_t i = 0; i < n; i++) {
         double sum = 0.0;
         for (int32_t t = 0; t < ordering; t++) sum += tree_value(&walked, t, rows + i * GCONV_FEATURE_COUNT);
@@ -440,8 +444,15 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
         double limit = best < n ? log(*key / (scales[i] * factor * odds)) + BOUND_MARGIN : INFINITY;
         double sum = order[k].sum;
         if (isnan(limit)) limit = INFINITY;
+        const double *remaining = rest;
+        if (model->kernel_least != NULL && model_rows[i] >= 0 && limit < INFINITY) {
+            /* this candidate's own bound: each tree's larger least */
+            const double *kernel = model->kernel_least + (size_t)model_rows[i] * (size_t)trees;
+            for (int32_t t = trees - 1; t >= ordering; t--) bound[t] = bound[t + 1] + dmax(least[t], kernel[t]);
+            remaining = bound;
+        }
         int32_t t = ordering;
-        for (; t < trees && sum + rest[t] <= limit; t++) sum += tree_value(&walked, t, row);
+        for (; t < trees && sum + remaining[t] <= limit; t++) sum += tree_value(&walked, t, row);
         *walks += t - ordering;
         if (t < trees) continue; /* cannot beat the best */
         double candidate_key = exp(sum) * scales[i] * factor * odds;

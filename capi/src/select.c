@@ -554,10 +554,14 @@ double gconv_predicted_seconds(const gconv_config *c, const gconv_prob *p, int64
 
 static int by_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-/* Whether the model was trained on the kernel: runtime/selection.py SelectionModel.knows. */
-static int knows(const gconv_model *m, const char *name) {
-    return bsearch(&name, m->pool, (size_t)m->pool_size, sizeof *m->pool, by_name) != NULL;
+/* The kernel's row in the model's pool, -1 when the model was not trained on it (runtime/selection.py
+ * SelectionModel.knows). */
+static int32_t model_row(const gconv_model *m, const char *name) {
+    const char *const *found = bsearch(&name, m->pool, (size_t)m->pool_size, sizeof *m->pool, by_name);
+    return found ? (int32_t)(found - m->pool) : -1;
 }
+
+static int knows(const gconv_model *m, const char *name) { return model_row(m, name) >= 0; }
 
 /* runtime/registry.py VENDOR_KERNEL: the vendor path (cuDNN through PyTorch), a candidate when the caller can run it
  * (vendor != 0: the Python runtime; libgconv cannot) and the model was trained on it. Its pick index is the pool's
@@ -570,6 +574,7 @@ typedef struct candidate {
     size_t index;
     int64_t C, K;
     const char *name;
+    int32_t model_row; /* its row in the model's pool (model_row), -1 without a model */
 } candidate;
 
 static const gconv_config *pool_config(const gconv_pool *pool, size_t i) {
@@ -589,7 +594,8 @@ static int next_candidate(const gconv_prob *p, const gconv_pool *pool, const gco
         if (c->direction != p->direction || c->dtype != p->dtype) continue;
         if (narrower_than_needed(c, p) || !gconv_candidate_for(c, p, &out->C, &out->K)) continue;
         out->name = pool_name(pool, *i);
-        if (model && !knows(model, out->name)) {
+        out->model_row = model ? model_row(model, out->name) : -1;
+        if (model && out->model_row < 0) {
             ++*skipped;
             continue;
         }
@@ -608,10 +614,12 @@ static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gco
     size_t n = 0;
     int64_t skipped = 0;
     for (size_t i = 0; next_candidate(p, pool, model, &i, &found[n], &skipped); i++) n++;
-    if (vendor_candidate(model, vendor)) found[n++] = (candidate){pool->count, p->C, p->K, VENDOR_KERNEL};
+    if (vendor_candidate(model, vendor))
+        found[n++] = (candidate){pool->count, p->C, p->K, VENDOR_KERNEL, model_row(model, VENDOR_KERNEL)};
     double *rows = malloc(sizeof *rows * GCONV_FEATURE_COUNT * (n ? n : 1));
     const char **names = malloc(sizeof *names * (n ? n : 1));
-    int chosen = rows != NULL && names != NULL;
+    int32_t *model_rows = malloc(sizeof *model_rows * (n ? n : 1));
+    int chosen = rows != NULL && names != NULL && model_rows != NULL;
     if (chosen) {
         for (size_t k = 0; k < n; k++) {
             double *row = rows + k * GCONV_FEATURE_COUNT;
@@ -622,10 +630,11 @@ static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gco
                 gconv_features(pool_config(pool, found[k].index), p, &runs, row);
             }
             names[k] = found[k].name;
+            model_rows[k] = found[k].model_row;
         }
         double key = 0.0;
         int64_t walks = 0;
-        size_t best = n ? gconv_model_least(model, p, rows, n, names, &key, &walks) : 0;
+        size_t best = n ? gconv_model_least(model, p, rows, n, names, model_rows, &key, &walks) : 0;
         chosen = n == 0 || best < n;
         if (chosen) {
             *pick = (gconv_pick){.index = -1, .candidates = (int64_t)n, .skipped = skipped, .tree_walks = walks};
@@ -640,6 +649,7 @@ static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gco
     free(found);
     free(rows);
     free(names);
+    free(model_rows);
     return chosen;
 }
 
