@@ -7,9 +7,9 @@ with tighter ones, simulated on a shipped model's choosing forest for the proble
 The search: every candidate walks the first ORDERING_TREES trees; then, in the order of those partial sums, each walks
 on while its sum plus a lower bound of what the remaining trees can add could still reach the best full sum. The
 bounds compared, as the sum over the remaining trees of a least leaf:
-- problem: the least leaf reachable with the problem's features fixed (what the C search uses);
+- problem: the least leaf reachable with the problem's features fixed (the C search's alone until session 40);
 - kernel: the larger of that and the least leaf reachable with the candidate's kernel-only features fixed (one table
-  per kernel and tree, computable once per model);
+  per kernel and tree: gconv_model.kernel_least, the C search's since);
 - problem+kernel: the least leaf with both fixed (the tightest; but a search of every tree per candidate).
 Prints each bound's share of the (candidate, tree) walks. A planning estimate, not the C search: the pool is the
 model's known `default` candidates without the vendor row, and a split is LightGBM's numerical one for a plain model
