@@ -15,8 +15,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from gconv.c_source import (ENUMS, TARGETS, arch_data_lines, c_bytes, c_float, config_values, feature_version_check,
-                            kernel_least_leaves, model_forests, pool_names, roofline_lines, rules_header)
+from gconv.c_source import (ENUMS, TARGETS, arch_data_lines, c_bytes, c_float, choosing_forest, config_values,
+                            feature_version_check, kernel_least_leaves, model_forests, pool_names, roofline_lines,
+                            rules_header)
 
 
 
@@ -154,7 +155,7 @@ def models_source(models: Path, arch: str) -> str:
             pool = pool_names(model)
             out += [f"static const char *const {name}_pool[{max(1, len(pool))}] = {{",
                     *([f'    "{kernel}",' for kernel in pool] or ["    0,"]), "};", ""]
-            least = kernel_least_leaves(forests[1] or forests[0], pool)
+            least = kernel_least_leaves(choosing_forest(forests), pool)
             if least is not None:
                 out += [f"static const double {name}_kernel_least[{max(1, len(least))}] = {{",
                         *[f"    {', '.join(c_float(v) for v in least[i:i + 8])}," for i in range(0, len(least), 8)],

@@ -122,6 +122,12 @@ def pool_names(model: SelectionModel) -> list[str]:
     return sorted(model.metadata.kernel_pool, key=str.encode)
 
 
+def choosing_forest(forests: tuple[Forest, Forest | None, Forest | None]) -> Forest:
+    """Of model_forests' (regressor, ranker, vendor): the forest a selection walks, the ranker where there is one,
+    else the regressor (capi/src/model.c gconv_model_least: `ranked ? ranker : regressor`)."""
+    return forests[1] or forests[0]
+
+
 def kernel_least_leaves(forest: Forest | None, names: list[str]) -> list[float] | None:
     """For each kernel of names (a model's pool, pool_names' order; the vendor path's row has zeros there) and each
     tree of forest: the least leaf the tree reaches when its splits on the kernel's own features (heuristics/features.py

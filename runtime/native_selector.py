@@ -25,8 +25,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from gconv.c_source import (CONFIG_FIELDS, TARGETS, booster_forests, config_values, kernel_least_leaves, pool_names,
-                            rules_header, selector_source)
+from gconv.c_source import (CONFIG_FIELDS, TARGETS, booster_forests, choosing_forest, config_values,
+                            kernel_least_leaves, pool_names, rules_header, selector_source)
 from gconv.errors import GconvError
 from gconv.paths import REPO_ROOT
 from gconv.schemas import Direction, DType, Problem, RegistryEntry
@@ -211,7 +211,7 @@ class NativeSelector:
             try:
                 forests = booster_forests(model)
                 names = pool_names(model)
-                least = kernel_least_leaves(forests[1] or forests[0], names)
+                least = kernel_least_leaves(choosing_forest(forests), names)
             except ValueError:
                 cached = self._models[id(model)] = (model, None)
             else:
