@@ -346,3 +346,72 @@ def test_c_picks_what_python_picks_for_every_training_target(selector, target, t
             assert c.key == pytest.approx(python.key, rel=1e-12), problem.key
             compared += c.by_model
     assert compared > 30
+
+
+def _random_forest(rng, rows, trees: int, max_depth: int):
+    """A plain forest of random trees over rows' features (some single leaves): each split on a feature whose values
+    differ between the rows, at a midpoint between two of them, or on one that does not (a problem feature), either
+    side of its value. Nodes numbered parents first, tree after tree."""
+    from gconv.heuristics.lightgbm_text import Forest
+
+    columns = list(zip(*rows))
+    nodes, leaves, roots = [], [], []
+
+    def grow(depth: int) -> int:
+        if depth == 0 or rng.random() < 0.15:
+            leaves.append(rng.uniform(-1.0, 1.0))
+            return ~(len(leaves) - 1)
+        feature = rng.randrange(len(columns))
+        values = sorted(set(columns[feature]))
+        at = rng.randrange(len(values) - 1) if len(values) > 1 else None
+        threshold = (values[at] + values[at + 1]) / 2 if at is not None else values[0] + rng.choice([-0.5, 0.5])
+        index = len(nodes)
+        nodes.append(None)
+        left, right = grow(depth - 1), grow(depth - 1)
+        nodes[index] = (feature, 0, threshold, left, right)
+        return index
+
+    for t in range(trees):
+        roots.append(grow(0 if t % 5 == 2 else rng.randint(1, max_depth)))
+    return Forest(nodes, leaves, roots)
+
+
+def test_the_lane_walks_and_bounds_sum_a_random_forest_as_python_does(selector, monkeypatch):
+    """gconv_model_least walks up to 8 trees of a row at once, without branches, and bounds what is left by subtracting
+    each walked tree's least from their sum: on random forests as the regressor (13 trees, every fifth a single leaf,
+    up to 9 levels, splits on problem and kernel features), its pick and key are the least key's, exp(the leaves added
+    in tree order) x the target's scale."""
+    import math
+    import random
+
+    from bench.pruning_bound import tree_value
+    from gconv.heuristics.features import feature_matrix
+    from gconv.heuristics.target import scale_ms
+    from gconv.runtime.padding import padded_problem
+
+    spec, exact, rng = load_arch_spec(ARCH), numpy_is_libm(), random.Random(5)
+    compared = 0
+    for problem in seeded_problems(61, 40, ("bf16",)):
+        shipped = _model(problem, ranked=False)  # a new SelectionModel: a struct of its own
+        pool = selection._pool("default", problem.direction, problem.dtype, ARCH)
+        known = [c for c in selection.candidates(problem, "default", ARCH)
+                 if c.entry is not None and shipped.knows(c.name)]
+        if len(known) < 2:
+            continue
+        features = feature_matrix(problem, [(c.entry.config, padded_problem(problem, c.padding) if c.padding else
+                                             problem) for c in known], spec)
+        forest = _random_forest(rng, features.tolist(), trees=13, max_depth=9)
+        monkeypatch.setattr(native, "booster_forests", lambda model: (forest, None, None))
+        pick = selector.choose(problem, pool, shipped)
+        scales = scale_ms(shipped.metadata.target, problem, features, spec)
+        keys = []
+        for row, scale in zip(features.tolist(), scales):
+            total = 0.0
+            for t in range(len(forest.roots)):
+                total += tree_value(forest, t, row)
+            keys.append(math.exp(total) * float(scale))
+        best = min(range(len(known)), key=lambda i: (keys[i], known[i].name))
+        assert (pool[pick.index].name, pick.candidates) == (known[best].name, len(known)), problem.key
+        assert pick.key == (keys[best] if exact else pytest.approx(keys[best], rel=1e-12)), problem.key
+        compared += 1
+    assert compared > 25, compared

@@ -254,8 +254,13 @@ static int32_t decide(const gconv_tree_node *split, const double *row) {
 
 /* A feature row as LightGBM reads it: |value| <= kZeroThreshold is 0, and a plain model reads NaN as 0 too. */
 static void model_row(const gconv_forest *m, const double *features, double *row) {
+    if (m->plain) { /* NaN fails the comparison too: one compare a feature, which the compiler vectorises */
+        for (int i = 0; i < GCONV_FEATURE_COUNT; i++)
+            row[i] = fabs(features[i]) > LGBM_ZERO_THRESHOLD ? features[i] : 0.0;
+        return;
+    }
     for (int i = 0; i < GCONV_FEATURE_COUNT; i++)
-        row[i] = (fabs(features[i]) > LGBM_ZERO_THRESHOLD || (!m->plain && isnan(features[i]))) ? features[i] : 0.0;
+        row[i] = (fabs(features[i]) > LGBM_ZERO_THRESHOLD || isnan(features[i])) ? features[i] : 0.0;
 }
 
 static int32_t next_node(const gconv_forest *m, const gconv_tree_node *split, const double *row) {
@@ -269,14 +274,68 @@ static double tree_value(const gconv_forest *m, int32_t tree, const double *row)
     return m->leaves[~node];
 }
 
+/* Walks run together, one step of each in turn (WALK_LANES at most). */
+#define WALK_LANES 8
+
+/* The leaves trees first.. first + count - 1 (count <= WALK_LANES) of a plain forest give row, into leaf[]. Each step
+ * is free of branches (a plain split only compares; a finished walk keeps its leaf and reads split 0, which must
+ * exist), so the walks' chains of loads overlap instead of waiting on mispredicted branches. */
+static void plain_leaves(const gconv_forest *m, int32_t first, int32_t count, const double *row, double *leaf) {
+    const gconv_tree_node *nodes = m->nodes;
+    int32_t a = m->roots[first], b = count > 1 ? m->roots[first + 1] : -1, c = count > 2 ? m->roots[first + 2] : -1,
+            d = count > 3 ? m->roots[first + 3] : -1, e = count > 4 ? m->roots[first + 4] : -1,
+            f = count > 5 ? m->roots[first + 5] : -1, g = count > 6 ? m->roots[first + 6] : -1,
+            h = count > 7 ? m->roots[first + 7] : -1;
+#define GCONV_STEP(at)                                                                                               \
+    do {                                                                                                             \
+        int32_t done = (at) >> 31; /* -1 once at a leaf, else 0 */                                                  \
+        const gconv_tree_node *split = &nodes[(at) & ~done];                                                        \
+        int32_t right = -(int32_t)!(row[split->feature] <= split->threshold);                                        \
+        int32_t next = split->left ^ ((split->left ^ split->right) & right);                                         \
+        (at) = ((at) & done) | (next & ~done);                                                                       \
+    } while (0)
+    while ((a & b & c & d & e & f & g & h) >= 0) { /* until every walk has reached a leaf (all negative) */
+        GCONV_STEP(a);
+        GCONV_STEP(b);
+        GCONV_STEP(c);
+        GCONV_STEP(d);
+        GCONV_STEP(e);
+        GCONV_STEP(f);
+        GCONV_STEP(g);
+        GCONV_STEP(h);
+    }
+#undef GCONV_STEP
+    int32_t node[WALK_LANES] = {a, b, c, d, e, f, g, h};
+    for (int32_t j = 0; j < count; j++) leaf[j] = m->leaves[~node[j]];
+}
+
+/* The leaves of trees first.. first + count - 1, walked together where the forest is plain. */
+static void tree_values(const gconv_forest *m, int32_t first, int32_t count, const double *row, double *leaf) {
+    if (m->plain && m->node_count > 0) {
+        plain_leaves(m, first, count, row, leaf);
+        return;
+    }
+    for (int32_t j = 0; j < count; j++) leaf[j] = tree_value(m, first + j, row);
+}
+
+/* The leaves trees from.. to - 1 give a model row, summed in tree order. */
+static double leaves_sum(const gconv_forest *m, int32_t from, int32_t to, const double *row) {
+    double sum = 0.0, leaf[WALK_LANES];
+    for (int32_t t = from; t < to; t += WALK_LANES) {
+        int32_t count = to - t < WALK_LANES ? to - t : WALK_LANES;
+        tree_values(m, t, count, row, leaf);
+        for (int32_t j = 0; j < count; j++) sum += leaf[j];
+    }
+    return sum;
+}
+
 /* The raw score of one row: the leaf values its walks reach, summed in tree order from 0 -- bit for bit LightGBM's.
- * (Walking 8 rows in lockstep, or QuickScorer's bitvectors, measured no faster on the CI-class CPU.) */
+ * (Walking 8 rows in lockstep through a tree with branches, or QuickScorer's bitvectors, measured no faster on the
+ * CI-class CPU; 8 trees of one row at once without branches, plain_leaves, did: 8 lanes beat 4, 12 and 16.) */
 static double forest_raw(const gconv_forest *f, const double features[GCONV_FEATURE_COUNT]) {
     double row[GCONV_FEATURE_COUNT];
     model_row(f, features, row);
-    double sum = 0.0;
-    for (int32_t t = 0; t < f->trees; t++) sum += tree_value(f, t, row);
-    return sum;
+    return leaves_sum(f, 0, f->trees, row);
 }
 
 double gconv_model_raw(const gconv_model *m, const double features[GCONV_FEATURE_COUNT]) {
@@ -370,6 +429,17 @@ static int32_t problem_subtree(const gconv_forest *m, int32_t node, const double
     return copy;
 }
 
+/* The sum over trees from.. to - 1 of the larger of least[t] and kernel[t], in four running sums (no chain of
+ * dependent additions). */
+static double bound_sum(const double *least, const double *kernel, int32_t from, int32_t to) {
+    double part[4] = {0.0, 0.0, 0.0, 0.0};
+    int32_t t = from;
+    for (; t + 4 <= to; t += 4)
+        for (int j = 0; j < 4; j++) part[j] += dmax(least[t + j], kernel[t + j]);
+    for (; t < to; t++) part[0] += dmax(least[t], kernel[t]);
+    return (part[0] + part[1]) + (part[2] + part[3]);
+}
+
 typedef struct partial_score {
     double sum; /* of the first trees' leaves */
     size_t row;
@@ -387,8 +457,9 @@ static int by_partial_sum(const void *a, const void *b) {
 #define BOUND_MARGIN 1e-9
 
 /* The row of the least (choice key, name) of n candidates -- the key bit for bit gconv_model_choice_key's -- with
- * its key in *key; the trees walked are added to *walks. rows holds each candidate's features (gconv_features),
- * COUNT per row, and is rewritten; model_rows holds each candidate's row in the model's pool (-1: none). Without
+ * its key in *key; the trees whose leaves the search used are added to *walks (a dropped candidate's last batch may
+ * walk up to WALK_LANES - 1 more, unused). rows holds each candidate's features (gconv_features), COUNT per row, and
+ * is rewritten; model_rows holds each candidate's row in the model's pool (-1: none). Without
  * scratch memory it returns n, choosing none: the caller scores one by one.
  *
  * Every candidate walks the first ORDERING_TREES trees; then, in the order of those partial sums, each walks on until
@@ -402,14 +473,13 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
     const gconv_forest *m = ranked ? &model->ranker : &model->regressor;
     int32_t trees = m->trees, ordering = trees < ORDERING_TREES ? trees : ORDERING_TREES;
     /* One scratch block (8-byte aligned parts first): the walked trees' splits, the candidates' order, each tree's
-     * least, rest[] and bound[] (suffix sums of the leasts), each candidate's scale, the walked trees' roots. */
+     * least, each candidate's scale, the walked trees' roots. */
     size_t slots = (size_t)m->node_count + 1; /* + 1: never 0 bytes */
     gconv_tree_node *nodes = malloc(sizeof *nodes * slots + sizeof(partial_score) * n +
-                                    sizeof(double) * (3 * (size_t)trees + 2 + n) + sizeof(int32_t) * (size_t)trees);
+                                    sizeof(double) * ((size_t)trees + n) + sizeof(int32_t) * (size_t)trees);
     if (nodes == NULL) return n;
     partial_score *order = (partial_score *)(nodes + slots);
-    double *least = (double *)(order + n), *rest = least + trees, *bound = rest + trees + 1;
-    double *scales = bound + trees + 1;
+    double *least = (double *)(order + n), *scales = least + trees;
     int32_t *roots = (int32_t *)(scales + n);
     double vendor_factor = exp(model->vendor_margin), vendor_odds = 1.0;
     for (size_t i = 0; i < n; i++) {
@@ -424,16 +494,12 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
         least[t] = INFINITY;
         roots[t] = problem_subtree(m, m->roots[t], rows, nodes, &used, &least[t]);
     }
+    if (used == 0) nodes[0] = (gconv_tree_node){0}; /* plain_leaves reads split 0 */
     gconv_forest walked = *m;
     walked.roots = roots;
     walked.nodes = nodes;
-    rest[trees] = bound[trees] = 0.0; /* rest[t]: the least the trees t.. can add, for any candidate */
-    for (int32_t t = trees - 1; t >= 0; t--) rest[t] = rest[t + 1] + least[t];
-    for (size_t i = 0; i < n; i++) {
-        double sum = 0.0;
-        for (int32_t t = 0; t < ordering; t++) sum += tree_value(&walked, t, rows + i * GCONV_FEATURE_COUNT);
-        order[i] = (partial_score){sum, i};
-    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = (partial_score){leaves_sum(&walked, 0, ordering, rows + i * GCONV_FEATURE_COUNT), i};
     *walks += (int64_t)n * ordering;
     qsort(order, n, sizeof *order, by_partial_sum);
     size_t best = n;
@@ -445,15 +511,28 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
         double limit = best < n ? log(*key / (scales[i] * factor * odds)) + BOUND_MARGIN : INFINITY;
         double sum = order[k].sum;
         if (isnan(limit)) limit = INFINITY;
-        const double *remaining = rest;
-        if (model->kernel_least != NULL && model_rows[i] >= 0 && limit < INFINITY) {
-            /* this candidate's own bound: each tree's larger least */
-            const double *kernel = model->kernel_least + (size_t)model_rows[i] * (size_t)trees;
-            for (int32_t t = trees - 1; t >= ordering; t--) bound[t] = bound[t + 1] + dmax(least[t], kernel[t]);
-            remaining = bound;
-        }
+        /* The least the trees from t on can add (remaining): the sum of each tree's least, the larger of the
+         * problem's and this candidate kernel's own where the model has them; each walked tree's taken off. (Summed
+         * in another order than a suffix sum, it differs from one by rounding far below BOUND_MARGIN.) */
+        const double *kernel = least;
+        if (model->kernel_least != NULL && model_rows[i] >= 0)
+            kernel = model->kernel_least + (size_t)model_rows[i] * (size_t)trees;
+        double remaining = limit < INFINITY ? bound_sum(least, kernel, ordering, trees) : 0.0;
+        /* The trees from t on, WALK_LANES at a time; before each tree's leaf is added, the bound is checked as if
+         * they were walked one by one (a dropped candidate's last walks of a batch go unused). */
         int32_t t = ordering;
-        for (; t < trees && sum + remaining[t] <= limit; t++) sum += tree_value(&walked, t, row);
+        while (t < trees && sum + remaining <= limit) {
+            double leaf[WALK_LANES];
+            int32_t count = trees - t < WALK_LANES ? trees - t : WALK_LANES, j = 0;
+            tree_values(&walked, t, count, row, leaf);
+            do {
+                sum += leaf[j];
+                remaining -= dmax(least[t + j], kernel[t + j]);
+                j++;
+            } while (j < count && sum + remaining <= limit);
+            t += j;
+            if (j < count) break;
+        }
         *walks += t - ordering;
         if (t < trees) continue; /* cannot beat the best */
         double candidate_key = exp(sum) * scales[i] * factor * odds;
