@@ -132,13 +132,15 @@ def cache_dir() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "gconv")
 
 
-def build_library(arch_spec, cache: Path | None = None) -> Path:
+def build_library(arch_spec, cache: Path | None = None, model_source: Path | None = None) -> Path:
     """The selector library for an arch: from the cache when built before, else compiled now (NativeSelectorError with
-    the compiler's message when it cannot be)."""
+    the compiler's message when it cannot be). model_source: another version of capi/src/model.c to compile instead
+    (bench/model_c_ab.py times versions against each other)."""
     compiler = _compiler()
     generated = {"gconv_rules.h": rules_header(), "gconv_selector_data.c": selector_source(arch_spec)}
+    sources = [model_source if name == "model.c" and model_source else SOURCE_DIR / name for name in SOURCES]
     digest = hashlib.sha256()
-    for part in (compiler, *FLAGS, *[(SOURCE_DIR / name).read_text() for name in SOURCES],
+    for part in (compiler, *FLAGS, *[source.read_text() for source in sources],
                  *[header.read_text() for header in HEADERS], *generated.values()):
         digest.update(part.encode() + b"\0")
     target = (cache or cache_dir()) / "selector" / digest.hexdigest()[:20] / f"libgconv_selector_{arch_spec.name}.so"
@@ -150,7 +152,7 @@ def build_library(arch_spec, cache: Path | None = None) -> Path:
             (Path(scratch) / name).write_text(text)
         built = Path(scratch) / target.name
         command = [compiler, *FLAGS, f"-I{INCLUDE_DIR}", f"-I{SOURCE_DIR}", f"-I{scratch}", "-o", str(built),
-                   *[str(SOURCE_DIR / name) for name in SOURCES], str(Path(scratch) / "gconv_selector_data.c"), "-lm"]
+                   *[str(source) for source in sources], str(Path(scratch) / "gconv_selector_data.c"), "-lm"]
         try:
             result = subprocess.run(command, capture_output=True, text=True, timeout=120)
         except (OSError, subprocess.TimeoutExpired) as error:

@@ -415,3 +415,23 @@ def test_the_lane_walks_and_bounds_sum_a_random_forest_as_python_does(selector, 
         assert pick.key == (keys[best] if exact else pytest.approx(keys[best], rel=1e-12)), problem.key
         compared += 1
     assert compared > 25, compared
+
+
+def test_model_c_ab_times_versions_and_catches_a_changed_pick(tmp_path, capsys):
+    """bench/model_c_ab.py: the shipped model.c against itself picks the same everywhere (exit 0); against a version
+    whose plain walk goes right where it should go left, it says the picks differ (exit 1)."""
+    from bench.model_c_ab import main
+
+    shipped = native.SOURCE_DIR / "model.c"
+    assert main([str(shipped), str(shipped), "--samples", "6", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.count(" yes") == 6 and "NO" not in out, out
+    source = shipped.read_text()
+    walk = "(split->left ^ split->right) & right);"
+    assert source.count(walk) == 1
+    wrong = tmp_path / "model.c"
+    wrong.write_text(source.replace(walk, "(split->left ^ split->right) & ~right);"))
+    assert main([str(shipped), str(wrong), "--samples", "6", "--rounds", "1"]) == 1
+    assert "NO" in capsys.readouterr().out
+    assert main([str(shipped), str(tmp_path / "absent.c")]) == 2
+    assert "no such file" in capsys.readouterr().err
