@@ -7,9 +7,12 @@ with tighter ones, simulated on a shipped model's choosing forest for the proble
 The search: every candidate walks the first ORDERING_TREES trees; then, in the order of those partial sums, each walks
 on while its sum plus a lower bound of what the remaining trees can add could still reach the best full sum. The
 bounds compared, as the sum over the remaining trees of a least leaf:
-- problem: the least leaf reachable with the problem's features fixed (the C search's alone until session 40);
-- kernel: the larger of that and the least leaf reachable with the candidate's kernel-only features fixed (one table
-  per kernel and tree: gconv_model.kernel_least, the C search's since);
+- problem: the least leaf reachable with the problem's features fixed (the C search's alone until session 40, and
+  still where a model has no kernel table);
+- kernel alone: the least leaf reachable with the candidate's kernel-only features fixed (one table per kernel and
+  tree: gconv_model.kernel_least; the C search's since session 41, which no longer searches the trees for the
+  problem's each selection: more walks, less time, bench/model_c_ab.py);
+- kernel: the larger of the two (the C search's in session 40);
 - problem+kernel: the least leaf with both fixed (the tightest; but a search of every tree per candidate).
 Prints each bound's share of the (candidate, tree) walks. A planning estimate, not the C search: the pool is the
 model's known `default` candidates without the vendor row, and a split is LightGBM's numerical one for a plain model
@@ -86,10 +89,11 @@ def bound_walks(forest: Forest, rows: Sequence[Sequence[float]]) -> dict[str, tu
     """Per bound name: (winner, trees walked) of the pruned search over rows (one problem's candidates)."""
     trees = range(len(forest.roots))
     problem = [least_leaf(forest, forest.roots[t], rows[0], lambda f: f < KERNEL_START) for t in trees]
-    bounds: dict[str, list[list[float]]] = {"problem": [suffix_sums(problem)] * len(rows), "kernel": [],
-                                            "problem+kernel": []}
+    bounds: dict[str, list[list[float]]] = {"problem": [suffix_sums(problem)] * len(rows), "kernel alone": [],
+                                            "kernel": [], "problem+kernel": []}
     for row in rows:
         kernel = [least_leaf(forest, forest.roots[t], row, lambda f: KERNEL_START <= f < KERNEL_END) for t in trees]
+        bounds["kernel alone"].append(suffix_sums(kernel))
         bounds["kernel"].append(suffix_sums([max(a, b) for a, b in zip(problem, kernel)]))
         both = [least_leaf(forest, forest.roots[t], row, lambda f: f < KERNEL_END) for t in trees]
         bounds["problem+kernel"].append(suffix_sums(both))
@@ -116,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, KeyError, ValueError, GconvError) as error:
         print(f"pruning_bound: {error}", file=sys.stderr)
         return 2
-    walks = {"problem": 0, "kernel": 0, "problem+kernel": 0}
+    walks = {"problem": 0, "kernel alone": 0, "kernel": 0, "problem+kernel": 0}
     every, searched = 0, 0
     for problem in problems:
         pool = [c for c in candidates(problem, args.rule_set, args.arch) if c.entry is not None and model.knows(c.name)]

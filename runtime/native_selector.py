@@ -150,6 +150,9 @@ def build_library(arch_spec, cache: Path | None = None, model_source: Path | Non
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as scratch:
         for name, text in generated.items():
             (Path(scratch) / name).write_text(text)
+        if model_source:  # under its own name, whatever the file is called (the compiler goes by the suffix)
+            sources = [Path(scratch) / "model.c" if source == model_source else source for source in sources]
+            shutil.copyfile(model_source, Path(scratch) / "model.c")
         built = Path(scratch) / target.name
         command = [compiler, *FLAGS, f"-I{INCLUDE_DIR}", f"-I{SOURCE_DIR}", f"-I{scratch}", "-o", str(built),
                    *[str(source) for source in sources], str(Path(scratch) / "gconv_selector_data.c"), "-lm"]

@@ -266,8 +266,9 @@ def test_the_search_walks_fewer_trees_than_candidates_times_trees(selector):
 
 
 def test_the_kernels_own_least_leaves_drop_candidates_sooner(selector):
-    """gconv_model_least bounds each remaining tree by the larger of two least leaves, the problem's and the candidate
-    kernel's (gconv_model.kernel_least): the same picks and keys as with the problem's alone, over fewer trees."""
+    """gconv_model_least bounds each remaining tree by the candidate kernel's least leaf (gconv_model.kernel_least),
+    without that table by the problem's: the same picks and keys either way, over fewer trees with the table (0.93x
+    on these problems; no search of the trees per selection either)."""
     with_table = without = 0
     for problem in seeded_problems(43, 60, ("bf16",)):
         model = _model(problem)
@@ -286,7 +287,7 @@ def test_the_kernels_own_least_leaves_drop_candidates_sooner(selector):
         assert (pick.index, pick.key, pick.candidates) == (plain.index, plain.key, plain.candidates), problem.key
         with_table += pick.tree_walks
         without += plain.tree_walks
-    assert with_table < 0.9 * without, (with_table, without)
+    assert with_table < 0.96 * without, (with_table, without)
 
 
 def test_kernel_least_leaves_bound_each_tree_with_the_kernels_features_fixed():

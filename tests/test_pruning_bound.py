@@ -1,4 +1,4 @@
-"""bench/pruning_bound.py: the C search's pruning simulated under three bounds, on hand-made forests with known walks."""
+"""bench/pruning_bound.py: the C search's pruning simulated under four bounds, on hand-made forests with known walks."""
 from bench.pruning_bound import (KERNEL_START, ORDERING_TREES, bound_walks, least_leaf, main, pruned_search,
                                  suffix_sums)
 from gconv.heuristics.lightgbm_text import Forest
@@ -52,10 +52,11 @@ def test_each_tighter_bound_drops_the_losing_candidate_sooner():
     base = 2 * ORDERING_TREES + 2  # every ordering tree, then the winner's two last trees
     # the second tree adds nothing: only fixing the problem and the kernel together rules out -2 in the first
     assert bound_walks(forest([PROBLEM_THEN_KERNEL, CONSTANT]), rows) == {
-        "problem": (0, base + 1), "kernel": (0, base + 1), "problem+kernel": (0, base)}
-    # a kernel-only split in the second tree: the kernel's bound (4) tells the loser apart at once
+        "problem": (0, base + 1), "kernel alone": (0, base + 1), "kernel": (0, base + 1), "problem+kernel": (0, base)}
+    # a kernel-only split in the second tree: the kernel's bound (4) beside the problem's first-tree -2 tells the loser
+    # apart at once; alone (-20 + 4) it does after the first tree
     assert bound_walks(forest([PROBLEM_THEN_KERNEL, KERNEL_ONLY]), rows) == {
-        "problem": (0, base + 1), "kernel": (0, base), "problem+kernel": (0, base)}
+        "problem": (0, base + 1), "kernel alone": (0, base + 1), "kernel": (0, base), "problem+kernel": (0, base)}
 
 
 def test_the_search_without_pruning_walks_every_tree_and_picks_the_least_sum():

@@ -407,36 +407,21 @@ double gconv_model_vendor_key(const gconv_model *m, const gconv_prob *p) {
     return row_key(m, p, features) * exp(m->vendor_margin) * vendor_odds_factor(m, features);
 }
 
-/* The subtree at node for the problem whose row is row, copied into out (from *used on): a split on a problem feature
- * (the same in every candidate's row) is taken the problem's way and left out, any other copied with its subtrees.
- * Returns the copy's index, or ~leaf where the problem's way ends in a leaf; *least gets the least leaf reached. A
- * candidate's walk of the copy reaches the leaf its walk of the tree does, past a third fewer splits (the models'
- * share of problem splits): the search below walks these copies. */
-static int32_t problem_subtree(const gconv_forest *m, int32_t node, const double *row, gconv_tree_node *out,
-                               int32_t *used, double *least) {
+/* The least leaf of the subtree at node that a row with the problem's features of row can reach: a split on a problem
+ * feature (the same in every candidate's row) goes the problem's way, any other both ways. */
+static double problem_least(const gconv_forest *m, int32_t node, const double *row) {
     while (node >= 0 && m->nodes[node].feature < GCONV_PROBLEM_FEATURE_COUNT) node = next_node(m, &m->nodes[node], row);
-    if (node < 0) {
-        *least = dmin(*least, m->leaves[~node]);
-        return node;
-    }
-    const gconv_tree_node *split = &m->nodes[node];
-    int32_t copy = (*used)++;
-    out[copy] = *split;
-    int32_t left = problem_subtree(m, split->left, row, out, used, least);
-    int32_t right = problem_subtree(m, split->right, row, out, used, least);
-    out[copy].left = left;
-    out[copy].right = right;
-    return copy;
+    if (node < 0) return m->leaves[~node];
+    return dmin(problem_least(m, m->nodes[node].left, row), problem_least(m, m->nodes[node].right, row));
 }
 
-/* The sum over trees from.. to - 1 of the larger of least[t] and kernel[t], in four running sums (no chain of
- * dependent additions). */
-static double bound_sum(const double *least, const double *kernel, int32_t from, int32_t to) {
+/* The sum of least[from.. to - 1] in four running sums (no chain of dependent additions). */
+static double least_sum(const double *least, int32_t from, int32_t to) {
     double part[4] = {0.0, 0.0, 0.0, 0.0};
     int32_t t = from;
     for (; t + 4 <= to; t += 4)
-        for (int j = 0; j < 4; j++) part[j] += dmax(least[t + j], kernel[t + j]);
-    for (; t < to; t++) part[0] += dmax(least[t], kernel[t]);
+        for (int j = 0; j < 4; j++) part[j] += least[t + j];
+    for (; t < to; t++) part[0] += least[t];
     return (part[0] + part[1]) + (part[2] + part[3]);
 }
 
@@ -464,23 +449,20 @@ static int by_partial_sum(const void *a, const void *b) {
  *
  * Every candidate walks the first ORDERING_TREES trees; then, in the order of those partial sums, each walks on until
  * its sum so far plus the least the remaining trees can add exceeds the best key found: it cannot win, and is
- * dropped. A tree's least is the larger of two lower bounds of its leaf: the least leaf reachable with the problem's
- * features fixed (problem_subtree) and, where the model has them, with the candidate kernel's own (kernel_least).
+ * dropped. A tree's least is the candidate kernel's own (kernel_least: the least leaf with the kernel's features
+ * fixed), or without that table the least leaf with the problem's features fixed (problem_least). (Taking the larger
+ * of both, the problem's searched anew for every selection, walked fewer trees but took longer: bench/model_c_ab.py.)
  * The winner's sum is the full one, in tree order, so nothing changes but the work. */
 size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *rows, size_t n,
                          const char *const *names, const int32_t *model_rows, double *key, int64_t *walks) {
     const int ranked = model->ranker.trees > 0;
     const gconv_forest *m = ranked ? &model->ranker : &model->regressor;
     int32_t trees = m->trees, ordering = trees < ORDERING_TREES ? trees : ORDERING_TREES;
-    /* One scratch block (8-byte aligned parts first): the walked trees' splits, the candidates' order, each tree's
-     * least, each candidate's scale, the walked trees' roots. */
-    size_t slots = (size_t)m->node_count + 1; /* + 1: never 0 bytes */
-    gconv_tree_node *nodes = malloc(sizeof *nodes * slots + sizeof(partial_score) * n +
-                                    sizeof(double) * ((size_t)trees + n) + sizeof(int32_t) * (size_t)trees);
-    if (nodes == NULL) return n;
-    partial_score *order = (partial_score *)(nodes + slots);
+    /* One scratch block: the candidates' order, each tree's least (without the kernel table), each candidate's
+     * scale. */
+    partial_score *order = malloc(sizeof(partial_score) * (n ? n : 1) + sizeof(double) * ((size_t)trees + n));
+    if (order == NULL) return n;
     double *least = (double *)(order + n), *scales = least + trees;
-    int32_t *roots = (int32_t *)(scales + n);
     double vendor_factor = exp(model->vendor_margin), vendor_odds = 1.0;
     for (size_t i = 0; i < n; i++) {
         double *row = rows + i * GCONV_FEATURE_COUNT;
@@ -488,18 +470,10 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
         if (row[GCONV_FEATURE_VENDOR] == 1.0) vendor_odds = vendor_odds_factor(model, row); /* one vendor row */
         model_row(m, row, row);
     }
-    /* The trees with the problem's splits taken (problem_subtree), walked instead of m's: the same leaves. */
-    int32_t used = 0;
-    for (int32_t t = 0; t < trees; t++) {
-        least[t] = INFINITY;
-        roots[t] = problem_subtree(m, m->roots[t], rows, nodes, &used, &least[t]);
-    }
-    if (used == 0) nodes[0] = (gconv_tree_node){0}; /* plain_leaves reads split 0 */
-    gconv_forest walked = *m;
-    walked.roots = roots;
-    walked.nodes = nodes;
+    if (model->kernel_least == NULL) /* each tree's least for every candidate */
+        for (int32_t t = 0; t < trees; t++) least[t] = problem_least(m, m->roots[t], rows);
     for (size_t i = 0; i < n; i++)
-        order[i] = (partial_score){leaves_sum(&walked, 0, ordering, rows + i * GCONV_FEATURE_COUNT), i};
+        order[i] = (partial_score){leaves_sum(m, 0, ordering, rows + i * GCONV_FEATURE_COUNT), i};
     *walks += (int64_t)n * ordering;
     qsort(order, n, sizeof *order, by_partial_sum);
     size_t best = n;
@@ -511,23 +485,25 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
         double limit = best < n ? log(*key / (scales[i] * factor * odds)) + BOUND_MARGIN : INFINITY;
         double sum = order[k].sum;
         if (isnan(limit)) limit = INFINITY;
-        /* The least the trees from t on can add (remaining): the sum of each tree's least, the larger of the
-         * problem's and this candidate kernel's own where the model has them; each walked tree's taken off. (Summed
-         * in another order than a suffix sum, it differs from one by rounding far below BOUND_MARGIN.) */
-        const double *kernel = least;
-        if (model->kernel_least != NULL && model_rows[i] >= 0)
-            kernel = model->kernel_least + (size_t)model_rows[i] * (size_t)trees;
-        double remaining = limit < INFINITY ? bound_sum(least, kernel, ordering, trees) : 0.0;
+        /* The least the trees from t on can add (remaining): the sum of each tree's least, this candidate kernel's
+         * own where the model has the table (none for a candidate without a row there, the vendor path's: it walks
+         * every tree), else the problem's; each walked tree's taken off. (Summed in another order than a suffix sum,
+         * it differs from one by rounding far below BOUND_MARGIN.) */
+        const double *bound = model->kernel_least == NULL ? least
+                              : model_rows[i] >= 0 ? model->kernel_least + (size_t)model_rows[i] * (size_t)trees
+                                                   : NULL;
+        if (!(limit < INFINITY)) bound = NULL; /* nothing to beat yet */
+        double remaining = bound ? least_sum(bound, ordering, trees) : -INFINITY;
         /* The trees from t on, WALK_LANES at a time; before each tree's leaf is added, the bound is checked as if
          * they were walked one by one (a dropped candidate's last walks of a batch go unused). */
         int32_t t = ordering;
         while (t < trees && sum + remaining <= limit) {
             double leaf[WALK_LANES];
             int32_t count = trees - t < WALK_LANES ? trees - t : WALK_LANES, j = 0;
-            tree_values(&walked, t, count, row, leaf);
+            tree_values(m, t, count, row, leaf);
             do {
                 sum += leaf[j];
-                remaining -= dmax(least[t + j], kernel[t + j]);
+                if (bound) remaining -= bound[t + j];
                 j++;
             } while (j < count && sum + remaining <= limit);
             t += j;
@@ -541,7 +517,7 @@ size_t gconv_model_least(const gconv_model *model, const gconv_prob *p, double *
             *key = candidate_key;
         }
     }
-    free(nodes);
+    free(order);
     return best;
 }
 
