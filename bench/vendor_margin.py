@@ -29,6 +29,7 @@ def held_out_scores(tables, sibling_tables, config, fold_seeds, direction: str
     """(table, the ranker's scores, the vendor classifier's shift) of every held-out problem, over the folds of each
     seed: the ranker and, where train.yaml weighs the direction's vendor classifier, the classifier fitted on the
     fold's training tables, as the shipped models are."""
+    config = config.for_direction(direction)
     weight, classifier = config.vendor_weight_of(direction), config.vendor_classifier_of(direction)
     for seed in fold_seeds:
         for training, held in T.cv_splits(tables, sibling_tables, config.cv_folds, seed):

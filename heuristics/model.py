@@ -41,6 +41,22 @@ class RankingConfig(BaseModel):
     label_levels: int = Field(20, ge=1, le=30)
     num_boost_round: int = Field(60, ge=1)
     num_leaves: int | None = Field(None, ge=2)  # the ranker's own tree size (None: the regressor's num_leaves)
+    # Per direction: the ranker's rounds where named (num_boost_round elsewhere); TrainConfig.for_direction resolves
+    # them, so a model's metadata holds its own rounds as num_boost_round (never written: exclude).
+    rounds: dict[Direction, int] = Field(default_factory=dict, exclude=True)
+
+    @field_validator("rounds")
+    @classmethod
+    def _rounds_positive(cls, rounds: dict[Direction, int]) -> dict[Direction, int]:
+        for direction, count in rounds.items():
+            if count < 1:
+                raise ValueError(f"rounds of {direction.value} is {count}: a ranker has at least 1 round")
+        return rounds
+
+    def for_direction(self, direction: str) -> "RankingConfig":
+        """This config with direction's rounds as num_boost_round and no per-direction rounds left."""
+        return self.model_copy(update={"num_boost_round": self.rounds.get(Direction(direction), self.num_boost_round),
+                                       "rounds": {}})
 
 
 # How every LightGBM model of a model directory is trained, beside its hyper-parameters: quiet, on all cores,

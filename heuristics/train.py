@@ -69,6 +69,12 @@ class TrainConfig(BaseModel):
     def vendor_weight_of(self, direction: str) -> float:
         return 0.0 if self.vendor_classifier is None else self.vendor_classifier.weight_of(direction)
 
+    def for_direction(self, direction: str) -> "TrainConfig":
+        """This config as direction's models are trained: its ranker's per-direction rounds resolved."""
+        if self.ranking is None:
+            return self
+        return self.model_copy(update={"ranking": self.ranking.for_direction(direction)})
+
     def vendor_classifier_of(self, direction: str) -> VendorClassifierConfig | None:
         """The vendor classifier to train for direction: None where it has no weight."""
         return self.vendor_classifier if self.vendor_weight_of(direction) > 0 else None
@@ -254,6 +260,7 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
         raise ValueError(f"{len(measurements)} problems for {direction}/{dtype}: need at least {config.cv_folds} "
                          f"(cv_folds) to cross-validate")
     spec = load_arch_spec(arch)
+    config = config.for_direction(direction)
     tables = problem_tables(measurements, spec, config.target)
     sibling_tables = problem_tables(sibling, spec, config.target)
     margin, weight = config.vendor_margin_of(direction), config.vendor_weight_of(direction)

@@ -569,3 +569,27 @@ def test_the_ranker_takes_its_own_tree_size_else_the_regressors(split):
 
     assert most_leaves(3) == 3
     assert most_leaves(None) == SMALL_CONFIG.num_leaves > 3
+
+
+def test_the_ranker_takes_its_directions_own_rounds(split, tmp_path):
+    """train.yaml `ranking.rounds`: a direction named there trains that many ranker rounds, the others
+    num_boost_round; the model's metadata holds its own rounds as num_boost_round (the per-direction map is never
+    written). A round count below 1 is refused."""
+    from pydantic import ValidationError
+
+    from gconv.heuristics.model import RankingConfig
+
+    ranking = RankingConfig(num_boost_round=30, rounds={"fwd": 12, "bwd_weight": 7})
+    assert ranking.for_direction("fwd") == RankingConfig(num_boost_round=12)
+    assert ranking.for_direction("bwd_data") == RankingConfig(num_boost_round=30)
+    config = SMALL_CONFIG.model_copy(update={"ranking": ranking})
+    assert config.for_direction("bwd_weight").ranking.num_boost_round == 7
+    assert SMALL_CONFIG.for_direction("fwd") is SMALL_CONFIG  # no ranker: nothing to resolve
+    out = tmp_path / "fwd_bf16"
+    metadata = train(split[0], direction="fwd", dtype="bf16", arch="sm_90", out=out, data_files=[SAMPLE],
+                     rule_sets=["default"], config=config)
+    assert metadata.ranking.num_boost_round == 12
+    assert SelectionModel.load(out, direction="fwd", dtype="bf16", arch="sm_90").ranker.num_trees() == 12
+    assert "rounds" not in (out / "metadata.json").read_text()
+    with pytest.raises(ValidationError, match="rounds of bwd_data is 0: a ranker has at least 1 round"):
+        RankingConfig(rounds={"bwd_data": 0})
