@@ -561,14 +561,13 @@ static int32_t model_row(const gconv_model *m, const char *name) {
     return found ? (int32_t)(found - m->pool) : -1;
 }
 
-static int knows(const gconv_model *m, const char *name) { return model_row(m, name) >= 0; }
-
 /* runtime/registry.py VENDOR_KERNEL: the vendor path (cuDNN through PyTorch), a candidate when the caller can run it
  * (vendor != 0: the Python runtime; libgconv cannot) and the model was trained on it. Its pick index is the pool's
  * count, one past the last entry. */
 static const char VENDOR_KERNEL[] = "cudnn";
 
-static int vendor_candidate(const gconv_model *m, int vendor) { return vendor && m && knows(m, VENDOR_KERNEL); }
+/* The vendor path's row in the model's pool when it is a candidate, else -1. */
+static int32_t vendor_row(const gconv_model *m, int vendor) { return vendor && m ? model_row(m, VENDOR_KERNEL) : -1; }
 
 typedef struct candidate {
     size_t index;
@@ -614,8 +613,8 @@ static int least_by_model(const gconv_prob *p, const gconv_pool *pool, const gco
     size_t n = 0;
     int64_t skipped = 0;
     for (size_t i = 0; next_candidate(p, pool, model, &i, &found[n], &skipped); i++) n++;
-    if (vendor_candidate(model, vendor))
-        found[n++] = (candidate){pool->count, p->C, p->K, VENDOR_KERNEL, model_row(model, VENDOR_KERNEL)};
+    int32_t vendor_at = vendor_row(model, vendor);
+    if (vendor_at >= 0) found[n++] = (candidate){pool->count, p->C, p->K, VENDOR_KERNEL, vendor_at};
     double *rows = malloc(sizeof *rows * GCONV_FEATURE_COUNT * (n ? n : 1));
     const char **names = malloc(sizeof *names * (n ? n : 1));
     int32_t *model_rows = malloc(sizeof *model_rows * (n ? n : 1));
@@ -681,7 +680,7 @@ static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model
                            : gconv_predicted_seconds(config, p, c.C, c.K);
         consider(pick, &best_name, &c, key, walks);
     }
-    if (vendor_candidate(model, vendor)) {
+    if (vendor_row(model, vendor) >= 0) {
         c = (candidate){pool->count, p->C, p->K, VENDOR_KERNEL};
         consider(pick, &best_name, &c, gconv_model_vendor_key(model, p), walks);
     }
