@@ -132,9 +132,8 @@ def kernel_least_leaves(forest: Forest | None, names: list[str]) -> list[float] 
     """For each kernel of names (a model's pool, pool_names' order; the vendor path's row has zeros there) and each
     tree of forest: the least leaf the tree reaches when its splits on the kernel's own features (heuristics/features.py
     KERNEL_FEATURES, the same in every row of that kernel whatever the problem) go the kernel's way and every other
-    split both ways. A lower bound of the tree's value for any row of the kernel, which the C search
-    (capi/src/model.c gconv_model_least) takes beside the problem's own to drop a candidate sooner
-    (bench/pruning_bound.py). Row-major, len(names) x trees; None for no forest, or one that is not plain (its
+    split both ways. A lower bound of the tree's value for any row of the kernel, by which the C search
+    (capi/src/model.c gconv_model_least) drops a candidate before walking all its trees (bench/pruning_bound.py). Row-major, len(names) x trees; None for no forest, or one that is not plain (its
     missing-value splits would need LightGBM's decision)."""
     import numpy as np
 

@@ -89,8 +89,8 @@ typedef struct gconv_model {
     gconv_forest vendor;     /* the vendor classifier (vendor.txt), leaves negated: its sum is minus the log-odds; */
     double vendor_weight;    /* the vendor key is also exp(vendor_weight x that sum) times; 0 trees: none */
     /* pool_size x the choosing forest's trees (the ranker's, else the regressor's): each tree's least leaf with the
-     * pool kernel's own features fixed (c_source.kernel_least_leaves), a bound the search takes beside the
-     * problem's; NULL: none */
+     * pool kernel's own features fixed (c_source.kernel_least_leaves), the search's bound of the trees a candidate
+     * has yet to walk; NULL: none (the search then bounds them by the problem's least leaves) */
     const double *kernel_least;
 } gconv_model;
 
