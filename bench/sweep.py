@@ -19,7 +19,8 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,7 +89,7 @@ class BatchResult:
     batch: Batch
     gpu: str
     status: str  # ok, crash or timeout
-    rows: list[dict]  # CSV rows: measured ones, then crash/timeout rows for what the batch did not finish
+    rows: list[dict]  # CSV rows not yet written: measured ones (none when streamed), then crash/timeout rows
     detail: str = ""
 
     @property
@@ -124,6 +125,21 @@ class SweepReport:
             lines.append(f"{self.failed_left} problems keep crash/timeout rows from earlier runs "
                          f"(--retry-failed measures them again)")
         return "\n".join(lines)
+
+
+@contextmanager
+def terminate_raises_exit() -> Iterator[None]:
+    """While in the block, SIGTERM (a `timeout` command's) raises SystemExit(143) in the main thread, as Ctrl-C
+    raises KeyboardInterrupt: run_batches then kills its workers (each in a session of its own, they would go on
+    timing kernels on the GPU after the sweep ended) and the rows written so far stay."""
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def select_problems(problems: list[Problem], directions=None, dtypes=None) -> list[Problem]:
@@ -192,11 +208,17 @@ def sweep(problems: list[Problem], out: Path, options: SweepOptions, *, progress
                   f"{options.rule_set!r}, arch {options.arch}"
                   + (f"; {left} with crash/timeout rows kept (--retry-failed retries them)" if left else ""))
     report = SweepReport(rows=[], selected=len(keys), measured=len(jobs), new_rows=0, failed_left=left)
-    started, state = clock(), Counter()
+    started, state, writing = clock(), Counter(), threading.Lock()
+
+    def write(rows: list[dict]) -> None:
+        """A finished problem's rows as soon as its worker sends them (a sweep stopped mid-batch keeps them), and
+        a batch's crash/timeout rows at its end."""
+        with writing:
+            append_rows(out, rows)
+            report.new_rows += len(rows)
 
     def on_result(result: BatchResult) -> None:
-        append_rows(out, result.rows)
-        report.new_rows += len(result.rows)
+        write(result.rows)
         if result.status != "ok":
             report.failures.append(result)
         state["batches"] += 1
@@ -224,7 +246,7 @@ def sweep(problems: list[Problem], out: Path, options: SweepOptions, *, progress
                 warm_jobs(chunk, options, progress)
         ahead = (_CompileAhead(windows[number], options) if options.overlap_compile and number < len(windows)
                  else None)
-        run_batches(chunk, options, on_result)
+        run_batches(chunk, options, on_result, on_problem=write)
     progress.close()
     report.rows = [r for r in read_rows(out) if r["problem"] in keys]
     return report
@@ -291,9 +313,11 @@ def _check_options(options: SweepOptions) -> None:
             raise SweepError("gconv bench sweep times kernels with CUDA events and needs a CUDA GPU")
 
 
-def run_batches(batches: list[Batch], options: SweepOptions, on_result: Callable[[BatchResult], None]) -> None:
+def run_batches(batches: list[Batch], options: SweepOptions, on_result: Callable[[BatchResult], None],
+                on_problem: Callable[[list[dict]], None] | None = None) -> None:
     """One thread per GPU takes batches from a shared queue and runs each in a fresh worker process; on_result is
-    called in this thread, in order of completion. An interrupt kills the running workers."""
+    called in this thread, in order of completion (on_problem, if given, in the GPU's thread as each problem
+    finishes: run_batch). An interrupt kills the running workers."""
     todo: queue.Queue[Batch] = queue.Queue()
     for batch in batches:
         todo.put(batch)
@@ -313,7 +337,7 @@ def run_batches(batches: list[Batch], options: SweepOptions, on_result: Callable
             except queue.Empty:
                 return
             try:
-                result = run_batch(batch, gpu, options, track=track)
+                result = run_batch(batch, gpu, options, track=track, on_problem=on_problem)
             except Exception as error:  # could not even start the worker: the batch fails, the sweep goes on
                 result = _failed(batch, gpu, "crash", f"could not start: {type(error).__name__}: {error}", [],
                                  None)
@@ -343,14 +367,26 @@ def run_batches(batches: list[Batch], options: SweepOptions, on_result: Callable
 
 
 def run_batch(batch: Batch, gpu: str, options: SweepOptions,
-              track: Callable[[subprocess.Popen, bool], None] = lambda proc, running: None) -> BatchResult:
-    """Run one batch in a fresh worker process on one GPU; a crash or timeout becomes rows, never an exception."""
+              track: Callable[[subprocess.Popen, bool], None] = lambda proc, running: None,
+              on_problem: Callable[[list[dict]], None] | None = None) -> BatchResult:
+    """Run one batch in a fresh worker process on one GPU; a crash or timeout becomes rows, never an exception.
+    With on_problem, each finished problem's rows go to it as the worker sends them, and the result holds only the
+    crash/timeout rows; without, the result holds every row."""
     job = {"measure": options.measure, "rule_set": options.rule_set, "warmup": options.warmup,
            "repeats": options.repeats, "budget_ms": options.kernel_budget_ms,
            "problems": [{"problem": j.problem.model_dump(mode="json"), "kernels": list(j.kernels),
                          "skip": sorted(j.skip)} for j in batch.jobs]}
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": gpu, "PYTHONPATH": _python_path()}
     deadline = time.monotonic() + options.batch_timeout_s
+    by_key = {j.problem.key: j.problem for j in batch.jobs}
+    streamed: set[str] = set()
+
+    def take(message: dict) -> None:
+        key = message.get("problem")
+        if on_problem is not None and "rows" in message and key in by_key and key not in streamed:
+            streamed.add(key)
+            on_problem([csv_row(by_key[key], row) for row in message["rows"]])
+
     with tempfile.TemporaryFile() as log:
         # a session of its own: a terminal's Ctrl-C reaches the parent, which kills the workers
         proc = subprocess.Popen([sys.executable, "-m", WORKER_MODULE], stdin=subprocess.PIPE,
@@ -362,7 +398,7 @@ def run_batch(batch: Batch, gpu: str, options: SweepOptions,
                 proc.stdin.close()
             except BrokenPipeError:  # died at start-up; its exit code says how
                 pass
-            messages, timed_out = _read_messages(proc, deadline)
+            messages, timed_out = _read_messages(proc, deadline, take)
             if not timed_out:
                 try:
                     proc.wait(timeout=max(0.1, deadline - time.monotonic()))
@@ -381,20 +417,21 @@ def run_batch(batch: Batch, gpu: str, options: SweepOptions,
         log.seek(0)
         tail = _last_line(log.read().decode(errors="replace"))
     finished = {m["problem"]: m["rows"] for m in messages if "rows" in m}
-    by_key = {j.problem.key: j.problem for j in batch.jobs}
-    rows = [csv_row(by_key[key], row) for key, measured in finished.items() if key in by_key for row in measured]
+    rows = [csv_row(by_key[key], row) for key, measured in finished.items() if key in by_key and key not in streamed
+            for row in measured]
     if not timed_out and proc.returncode == 0 and any(m.get("done") for m in messages):
         return BatchResult(batch, gpu, "ok", rows)
     how = f"timed out after {options.batch_timeout_s:g} s (killed)" if timed_out else _exit_text(proc.returncode)
     current = next((m["start"] for m in reversed(messages) if "start" in m), None)
     current = current if current not in finished else None
-    return _failed(batch, gpu, "timeout" if timed_out else "crash", how, rows, current, tail)
+    return _failed(batch, gpu, "timeout" if timed_out else "crash", how, rows, current, tail, done=set(finished))
 
 
 def _failed(batch: Batch, gpu: str, status: str, how: str, rows: list[dict], current: str | None,
-            tail: str = "") -> BatchResult:
-    """Rows with status crash/timeout for every row the batch still owed; the problem it was on is named."""
-    done = {r["problem"] for r in rows}
+            tail: str = "", done: set[str] = frozenset()) -> BatchResult:
+    """Rows with status crash/timeout for every row the batch still owed (not in rows or done, the problems already
+    measured); the problem it was on is named."""
+    done = set(done) | {r["problem"] for r in rows}
     where = f"batch {batch.index} on GPU {gpu}"
     rows = list(rows)
     for job in batch.jobs:
@@ -411,8 +448,10 @@ def _failed(batch: Batch, gpu: str, status: str, how: str, rows: list[dict], cur
     return BatchResult(batch, gpu, status, rows, summary)
 
 
-def _read_messages(proc: subprocess.Popen, deadline: float) -> tuple[list[dict], bool]:
-    """JSON lines from the worker until it closes stdout (False) or the deadline passes (True)."""
+def _read_messages(proc: subprocess.Popen, deadline: float, take: Callable[[dict], None] = lambda message: None
+                   ) -> tuple[list[dict], bool]:
+    """JSON lines from the worker (each also given to take as it arrives) until it closes stdout (False) or the
+    deadline passes (True)."""
     messages, pending = [], b""
     with selectors.DefaultSelector() as selector:
         selector.register(proc.stdout, selectors.EVENT_READ)
@@ -428,9 +467,12 @@ def _read_messages(proc: subprocess.Popen, deadline: float) -> tuple[list[dict],
             *lines, pending = (pending + chunk).split(b"\n")
             for line in lines:
                 try:
-                    messages.append(json.loads(line))
+                    message = json.loads(line)
                 except ValueError:  # not ours (the worker routes prints to stderr, but be safe)
-                    pass
+                    continue
+                if isinstance(message, dict):
+                    messages.append(message)
+                    take(message)
 
 
 def _exit_text(code: int | None) -> str:

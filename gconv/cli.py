@@ -203,7 +203,7 @@ def _cmd_synth(args: argparse.Namespace) -> int:
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from gconv.bench.problems import read_problems
     from gconv.bench.sweep import (COMPILE_ONLY_WARM, DEFAULT_WARM, SweepOptions, resolve_arch, resolve_gpus,
-                                   select_problems, sweep)
+                                   select_problems, sweep, terminate_raises_exit)
     from gconv.runtime.registry import active_rule_set
 
     try:
@@ -225,7 +225,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         options = SweepOptions(**options)
     except ValueError as error:
         raise GconvError(f"bad sweep options: {_first_error(error)}") from None
-    print(sweep(problems, Path(args.out), options).text())
+    with terminate_raises_exit():
+        print(sweep(problems, Path(args.out), options).text())
     return 0
 
 

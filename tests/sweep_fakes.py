@@ -13,6 +13,7 @@ from gconv.bench.rows import CUDNN_MODES, ProfileRow
 CRASH_ENV = "SWEEP_FAKE_CRASH"  # a problem key: measure ends the process there (os._exit(3)), like a segfault
 SEGFAULT_ENV = "SWEEP_FAKE_SEGFAULT"  # a problem key: measure kills the process with SIGSEGV
 HANG_ENV = "SWEEP_FAKE_HANG"  # a problem key: measure sleeps there far past any test's batch timeout
+HANG_PID_ENV = "SWEEP_FAKE_HANG_PID"  # a file: measure writes its process id there before it hangs
 WARM_LOG_ENV = "SWEEP_FAKE_WARM_LOG"  # a file: warm appends "problem kernel" lines to it
 
 
@@ -27,6 +28,9 @@ def measure(problem, rule_set, *, kernels, skip=frozenset(), warmup=3, repeats=1
     if problem.key == os.environ.get(SEGFAULT_ENV):
         os.kill(os.getpid(), signal.SIGSEGV)
     if problem.key == os.environ.get(HANG_ENV):
+        if os.environ.get(HANG_PID_ENV):
+            with open(os.environ[HANG_PID_ENV], "w") as f:
+                f.write(str(os.getpid()))
         time.sleep(600)
     gpu = os.environ.get("CUDA_VISIBLE_DEVICES")
     names = list(kernels) + [m for m in CUDNN_MODES if m not in skip]

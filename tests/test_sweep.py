@@ -1,7 +1,11 @@
 """`gconv bench sweep` on the CPU: fake measure/warm functions (tests/sweep_fakes.py) and two fake "GPUs"."""
 import io
+import os
 import re
 import shutil
+import signal
+import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -182,12 +186,13 @@ def test_overlap_compile_compiles_each_next_window_while_the_previous_one_is_mea
         deadline = time.monotonic() + 30
         while batches[0].index > 1 and measured() == at_start and time.monotonic() < deadline:
             time.sleep(0.02)  # a window compiled ahead sees the previous window's rows land while it compiles
-        seen.append(([b.index for b in batches], at_start, measured(), workers))
+        seen.append(([b.index for b in batches], at_start, measured() > at_start, workers))
 
     monkeypatch.setattr(sweep_module, "warm_jobs", warm_jobs)
     log = quiet()
     sweep(todo, out, options(warm="sweep_fakes:warm", compile_window=1, overlap_compile=True), progress=log)
-    assert seen == [([1], 0, 0, None), ([2], 0, 2, 1), ([3], 2, 4, 1)]  # batches of 2 problems; 2 workers - 1
+    # batches of 2 problems (rows land a problem at a time); 2 workers - 1
+    assert seen == [([1], 0, False, None), ([2], 0, True, 1), ([3], 2, True, 1)]
     assert set(pairs(read_rows(out))) == expected_pairs(todo)
     text = log.stream.getvalue()
     assert "compile window 3/3: batches 3-3 (compiled while the previous window was measured)" in text
@@ -294,3 +299,38 @@ def test_the_real_measure_needs_a_gpu(tmp_path):
         sweep(problems(1), tmp_path / "out.csv", options(measure="gconv.bench.profile:profile_problem"),
               progress=quiet())
     assert resolve_gpus("3,1") == ("3", "1")
+
+
+def test_a_sweep_stopped_mid_batch_keeps_the_problems_it_finished_and_kills_its_worker(tmp_path):
+    """`timeout` stops a device sweep with SIGTERM: the batch's finished problems are on disk already (written as
+    the worker sends them, not at the batch's end) and the worker is not left timing kernels."""
+    todo, out, pid_file = problems(3), tmp_path / "out.csv", tmp_path / "hung.pid"
+    write_problems(tmp_path / "problems.csv", todo)
+    env = {**os.environ, sweep_fakes.HANG_ENV: todo[1].key, sweep_fakes.HANG_PID_ENV: str(pid_file),
+           "PYTHONPATH": os.pathsep.join([str(Path(sweep_fakes.__file__).parent), *sys.path])}
+    sweeping = subprocess.Popen([sys.executable, "-m", "gconv.cli", "bench", "sweep", "--rule-set", "tiny",
+                                 "--problems", str(tmp_path / "problems.csv"), "--out", str(out), "--gpus", "0",
+                                 "--arch", "sm_90", "--measure", "sweep_fakes:measure", "--warm", "none",
+                                 "--batch-size", "3"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    waited = time.monotonic()
+    while not pid_file.exists() or not pid_file.read_text():  # the worker measured problem 0, hangs on problem 1
+        assert time.monotonic() - waited < 60 and sweeping.poll() is None
+        time.sleep(0.1)
+    time.sleep(0.5)  # the parent takes the first problem's rows off the pipe
+    sweeping.send_signal(signal.SIGTERM)
+    assert sweeping.wait(timeout=30) == 143
+    rows = read_rows(out)
+    assert set(pairs(rows)) == expected_pairs(todo[:1]) and {r["status"] for r in rows} == {"ok"}
+    worker = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while _running(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _running(worker)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
