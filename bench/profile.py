@@ -60,9 +60,10 @@ def candidate_kernels(problem: Problem, rule_set: str, arch: str) -> list[str]:
 
 def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", kernels: list[str] | None = None,
                     warmup: int = 3, repeats: int = 10, skip: set[str] = frozenset(),
-                    budget_ms: float | None = None) -> list[ProfileRow]:
+                    budget_ms: float | None = None, on_row: Callable[[ProfileRow], None] | None = None
+                    ) -> list[ProfileRow]:
     """Time every candidate kernel of the rule set and both cuDNN modes on problem (a slow one with fewer repeats
-    when budget_ms is given: timing.repeats_within)."""
+    when budget_ms is given: timing.repeats_within); on_row, if given, gets each row as soon as it is timed."""
     arch_name = arch_of(torch.device(device))
     arch = load_arch_spec(arch_name)
     operands = operand_sets(problem, device, rotations_for(problem))
@@ -71,6 +72,12 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
         return lambda i: fn(*operands[i % len(operands)])
 
     rows = []
+
+    def add(row: ProfileRow) -> None:
+        rows.append(row)
+        if on_row is not None:
+            on_row(row)
+
     for name in kernels if kernels is not None else candidate_kernels(problem, rule_set, arch_name):
         if name in skip:
             continue
@@ -78,9 +85,9 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
             choice = forced_choice(name, problem, rule_set, arch_name)
             ms = median_ms(rotated(lambda a, b: execute(problem, a, b, choice=choice)), warmup=warmup,
                            repeats=repeats, budget_ms=budget_ms)
-            rows.append(_row(problem, name, ms, arch))
+            add(_row(problem, name, ms, arch))
         except Exception as error:  # a failing kernel is a row, not the end of the profile
-            rows.append(_row(problem, name, None, arch, f"{type(error).__name__}: {error}"))
+            add(_row(problem, name, None, arch, f"{type(error).__name__}: {error}"))
     previous = torch.backends.cudnn.benchmark
     try:
         for mode in CUDNN_MODES:
@@ -90,9 +97,9 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
             try:
                 ms = median_ms(rotated(lambda a, b: vendor_run(problem, a, b)), warmup=warmup, repeats=repeats,
                                budget_ms=budget_ms)
-                rows.append(_row(problem, mode, ms, arch))
+                add(_row(problem, mode, ms, arch))
             except Exception as error:  # cuDNN refusing a problem is a row too
-                rows.append(_row(problem, mode, None, arch, f"{type(error).__name__}: {error}"))
+                add(_row(problem, mode, None, arch, f"{type(error).__name__}: {error}"))
     finally:
         torch.backends.cudnn.benchmark = previous
     return rows

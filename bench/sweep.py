@@ -211,8 +211,8 @@ def sweep(problems: list[Problem], out: Path, options: SweepOptions, *, progress
     started, state, writing = clock(), Counter(), threading.Lock()
 
     def write(rows: list[dict]) -> None:
-        """A finished problem's rows as soon as its worker sends them (a sweep stopped mid-batch keeps them), and
-        a batch's crash/timeout rows at its end."""
+        """Measured rows as soon as a worker sends them, a kernel's at a time (a sweep stopped mid-batch, even
+        mid-problem, keeps them), and a batch's crash/timeout rows at its end."""
         with writing:
             append_rows(out, rows)
             report.new_rows += len(rows)
@@ -316,8 +316,8 @@ def _check_options(options: SweepOptions) -> None:
 def run_batches(batches: list[Batch], options: SweepOptions, on_result: Callable[[BatchResult], None],
                 on_problem: Callable[[list[dict]], None] | None = None) -> None:
     """One thread per GPU takes batches from a shared queue and runs each in a fresh worker process; on_result is
-    called in this thread, in order of completion (on_problem, if given, in the GPU's thread as each problem
-    finishes: run_batch). An interrupt kills the running workers."""
+    called in this thread, in order of completion (on_problem, if given, in the GPU's thread with each kernel's
+    rows: run_batch). An interrupt kills the running workers."""
     todo: queue.Queue[Batch] = queue.Queue()
     for batch in batches:
         todo.put(batch)
@@ -370,8 +370,8 @@ def run_batch(batch: Batch, gpu: str, options: SweepOptions,
               track: Callable[[subprocess.Popen, bool], None] = lambda proc, running: None,
               on_problem: Callable[[list[dict]], None] | None = None) -> BatchResult:
     """Run one batch in a fresh worker process on one GPU; a crash or timeout becomes rows, never an exception.
-    With on_problem, each finished problem's rows go to it as the worker sends them, and the result holds only the
-    crash/timeout rows; without, the result holds every row."""
+    With on_problem, measured rows go to it as the worker sends them (a kernel's at a time), and the result holds
+    only the crash/timeout rows; without, the result holds every row."""
     job = {"measure": options.measure, "rule_set": options.rule_set, "warmup": options.warmup,
            "repeats": options.repeats, "budget_ms": options.kernel_budget_ms,
            "problems": [{"problem": j.problem.model_dump(mode="json"), "kernels": list(j.kernels),
@@ -379,13 +379,15 @@ def run_batch(batch: Batch, gpu: str, options: SweepOptions,
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": gpu, "PYTHONPATH": _python_path()}
     deadline = time.monotonic() + options.batch_timeout_s
     by_key = {j.problem.key: j.problem for j in batch.jobs}
-    streamed: set[str] = set()
+    rows: list[dict] = []  # measured rows not handed to on_problem
+    delivered: set[tuple[str, str]] = set()  # (problem, kernel) of every measured row
 
     def take(message: dict) -> None:
         key = message.get("problem")
-        if on_problem is not None and "rows" in message and key in by_key and key not in streamed:
-            streamed.add(key)
-            on_problem([csv_row(by_key[key], row) for row in message["rows"]])
+        if "rows" in message and key in by_key:
+            measured = [csv_row(by_key[key], row) for row in message["rows"]]
+            (on_problem or rows.extend)(measured)
+            delivered.update((key, row["kernel"]) for row in measured)
 
     with tempfile.TemporaryFile() as log:
         # a session of its own: a terminal's Ctrl-C reaches the parent, which kills the workers
@@ -416,33 +418,31 @@ def run_batch(batch: Batch, gpu: str, options: SweepOptions,
             track(proc, False)
         log.seek(0)
         tail = _last_line(log.read().decode(errors="replace"))
-    finished = {m["problem"]: m["rows"] for m in messages if "rows" in m}
-    rows = [csv_row(by_key[key], row) for key, measured in finished.items() if key in by_key and key not in streamed
-            for row in measured]
+    finished = {m["finished"] for m in messages if "finished" in m}
     if not timed_out and proc.returncode == 0 and any(m.get("done") for m in messages):
         return BatchResult(batch, gpu, "ok", rows)
     how = f"timed out after {options.batch_timeout_s:g} s (killed)" if timed_out else _exit_text(proc.returncode)
     current = next((m["start"] for m in reversed(messages) if "start" in m), None)
     current = current if current not in finished else None
-    return _failed(batch, gpu, "timeout" if timed_out else "crash", how, rows, current, tail, done=set(finished))
+    return _failed(batch, gpu, "timeout" if timed_out else "crash", how, rows, current, tail, delivered)
 
 
 def _failed(batch: Batch, gpu: str, status: str, how: str, rows: list[dict], current: str | None,
-            tail: str = "", done: set[str] = frozenset()) -> BatchResult:
-    """Rows with status crash/timeout for every row the batch still owed (not in rows or done, the problems already
-    measured); the problem it was on is named."""
-    done = set(done) | {r["problem"] for r in rows}
+            tail: str = "", delivered: set[tuple[str, str]] = frozenset()) -> BatchResult:
+    """Rows with status crash/timeout for every row the batch still owed (not delivered: measured and written or in
+    rows); the problem it was on is named."""
     where = f"batch {batch.index} on GPU {gpu}"
     rows = list(rows)
     for job in batch.jobs:
         key = job.problem.key
-        if key in done:
+        owed = [kernel for kernel in job.pending if (key, kernel) not in delivered]
+        if not owed:
             continue
         if key == current:
             detail = f"{where}: worker {how} while measuring this problem" + (f": {tail}" if tail else "")
         else:
             detail = f"not measured: {where}: worker {how}" + (f" while measuring {current}" if current else "")
-        rows += [csv_row(job.problem, failed_row(job.problem, kernel, status, detail)) for kernel in job.pending]
+        rows += [csv_row(job.problem, failed_row(job.problem, kernel, status, detail)) for kernel in owed]
     summary = f"{status}: worker {how}" + (f" while measuring {current}" if current else "") + \
         (f": {tail}" if tail else "")
     return BatchResult(batch, gpu, status, rows, summary)

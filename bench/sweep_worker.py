@@ -1,8 +1,9 @@
 """One batch of `gconv bench sweep` in a fresh process: a job (JSON) on stdin, rows back as JSON lines.
 
 Run as `python -m gconv.bench.sweep_worker`. Messages, one JSON object per line on the original stdout:
-`{"start": key}` before a problem, `{"problem": key, "rows": [...]}` after it, `{"done": true}` at the end. A crash
-or hang here costs only this batch: the parent sees which problem was started and not finished.
+`{"start": key}` before a problem, `{"problem": key, "rows": [row]}` after each of its kernels and cuDNN modes (the
+measure function calls its on_row with each row it times), `{"finished": key}` after it, `{"done": true}` at the end. A crash or hang here costs only this batch, and of the
+problem it was on only the kernels not yet sent: the parent sees which problem was started and not finished.
 """
 from __future__ import annotations
 
@@ -31,6 +32,9 @@ def load_callable(spec: str) -> Callable:
 
 
 def run_job(job: dict, channel: TextIO) -> None:
+    """Measure each problem of the job, sending each row as the measure function times it (its on_row): a batch
+    stopped on a problem that takes minutes (every kernel of a 1-PFLOP layer) keeps the kernels it timed, and a
+    resumed sweep times only the rest."""
     from gconv.schemas import Problem
 
     from .rows import ProfileRow
@@ -44,10 +48,13 @@ def run_job(job: dict, channel: TextIO) -> None:
     for item in job["problems"]:
         problem = Problem(**item["problem"])
         send({"start": problem.key})
-        rows = measure(problem, job["rule_set"], kernels=item["kernels"], skip=set(item["skip"]),
-                       warmup=job["warmup"], repeats=job["repeats"], budget_ms=job["budget_ms"])
-        send({"problem": problem.key,
-              "rows": [(r if isinstance(r, ProfileRow) else ProfileRow(**r)).model_dump() for r in rows]})
+
+        def on_row(row, key=problem.key) -> None:
+            send({"problem": key, "rows": [(row if isinstance(row, ProfileRow) else ProfileRow(**row)).model_dump()]})
+
+        measure(problem, job["rule_set"], kernels=item["kernels"], skip=set(item["skip"]), warmup=job["warmup"],
+                repeats=job["repeats"], budget_ms=job["budget_ms"], on_row=on_row)
+        send({"finished": problem.key})
     send({"done": True})
 
 

@@ -401,7 +401,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--retry-failed", action="store_true", help="measure rows with status crash/timeout again")
     sweep.add_argument("--arch", help="registry arch, e.g. sm_90 (default: GPU 0's)")
     sweep.add_argument("--measure", default="gconv.bench.profile:profile_problem", metavar="MODULE:FUNCTION",
-                       help="what a worker calls per problem (tests pass a fake that needs no GPU)")
+                       help="what a worker calls per problem, giving each timed row to its on_row (tests pass a fake "
+                            "that needs no GPU)")
     sweep.add_argument("--warm", default="gconv.bench.profile:warm_problem", metavar="MODULE:FUNCTION",
                        help="what compiles a problem's kernels before timing; 'none' skips the warm-up")
     sweep.set_defaults(run=_cmd_sweep)

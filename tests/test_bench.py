@@ -63,7 +63,9 @@ def test_small_problems_rotate_operands_to_defeat_the_l2():
 
 def test_profiling_times_every_candidate_and_both_cudnn_modes():
     problem = Problem(direction="fwd", dtype="fp32", N=1, G=2, C=3, K=4, Hi=6, Wi=6, Y=3, X=3, pad_h=1, pad_w=1)
-    rows = profile_problem(problem, "tiny", device="cpu", warmup=0, repeats=1)
+    streamed = []
+    rows = profile_problem(problem, "tiny", device="cpu", warmup=0, repeats=1, on_row=streamed.append)
+    assert streamed == rows  # each row as it is timed (a sweep writes it then)
     kernels = [r.kernel for r in rows]
     assert kernels[-2:] == ["cudnn-heuristic", "cudnn-exhaustive"]
     assert len(kernels) >= 4 and all(k.startswith("fwd_fp32_") for k in kernels[:-2])

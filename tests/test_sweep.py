@@ -301,31 +301,41 @@ def test_the_real_measure_needs_a_gpu(tmp_path):
     assert resolve_gpus("3,1") == ("3", "1")
 
 
-def test_a_sweep_stopped_mid_batch_keeps_the_problems_it_finished_and_kills_its_worker(tmp_path):
-    """`timeout` stops a device sweep with SIGTERM: the batch's finished problems are on disk already (written as
-    the worker sends them, not at the batch's end) and the worker is not left timing kernels."""
+def test_a_sweep_stopped_mid_problem_keeps_the_kernels_it_timed_and_kills_its_worker(tmp_path):
+    """`timeout` stops a device sweep with SIGTERM, at times in a problem that takes minutes: the rows its batch
+    measured are on disk already (written a kernel at a time as the worker sends them, not at the batch's end), the
+    worker is not left timing kernels, and a resumed sweep times only the rest."""
     todo, out, pid_file = problems(3), tmp_path / "out.csv", tmp_path / "hung.pid"
     write_problems(tmp_path / "problems.csv", todo)
-    env = {**os.environ, sweep_fakes.HANG_ENV: todo[1].key, sweep_fakes.HANG_PID_ENV: str(pid_file),
+    kernels = profile.candidate_kernels(todo[1], "tiny", "sm_90")
+    env = {**os.environ, sweep_fakes.HANG_KERNEL_ENV: f"{todo[1].key}/{kernels[1]}",
+           sweep_fakes.HANG_PID_ENV: str(pid_file),
            "PYTHONPATH": os.pathsep.join([str(Path(sweep_fakes.__file__).parent), *sys.path])}
-    sweeping = subprocess.Popen([sys.executable, "-m", "gconv.cli", "bench", "sweep", "--rule-set", "tiny",
-                                 "--problems", str(tmp_path / "problems.csv"), "--out", str(out), "--gpus", "0",
-                                 "--arch", "sm_90", "--measure", "sweep_fakes:measure", "--warm", "none",
-                                 "--batch-size", "3"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    argv = [sys.executable, "-m", "gconv.cli", "bench", "sweep", "--rule-set", "tiny", "--problems",
+            str(tmp_path / "problems.csv"), "--out", str(out), "--gpus", "0", "--arch", "sm_90", "--measure",
+            "sweep_fakes:measure", "--warm", "none", "--batch-size", "3"]
+    sweeping = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     waited = time.monotonic()
-    while not pid_file.exists() or not pid_file.read_text():  # the worker measured problem 0, hangs on problem 1
+    while not pid_file.exists() or not pid_file.read_text():  # problem 0 and one kernel of problem 1 measured
         assert time.monotonic() - waited < 60 and sweeping.poll() is None
         time.sleep(0.1)
-    time.sleep(0.5)  # the parent takes the first problem's rows off the pipe
+    time.sleep(0.5)  # the parent takes the rows off the pipe
     sweeping.send_signal(signal.SIGTERM)
     assert sweeping.wait(timeout=30) == 143
     rows = read_rows(out)
-    assert set(pairs(rows)) == expected_pairs(todo[:1]) and {r["status"] for r in rows} == {"ok"}
+    assert set(pairs(rows)) == expected_pairs(todo[:1]) | {(todo[1].key, kernels[0])}
+    assert {r["status"] for r in rows} == {"ok"}
     worker = int(pid_file.read_text())
     deadline = time.monotonic() + 10
     while _running(worker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _running(worker)
+
+    del env[sweep_fakes.HANG_KERNEL_ENV]
+    resumed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0 and resumed.stderr.startswith("3 problems selected, 1 complete, 2 to measure")
+    rows = read_rows(out)
+    assert set(pairs(rows)) == expected_pairs(todo) and max(pairs(rows).values()) == 1
 
 
 def _running(pid: int) -> bool:
