@@ -6,6 +6,7 @@ rows already there (resumable), and warms Triton's cache in parallel processes b
 """
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 from collections import defaultdict
@@ -37,6 +38,11 @@ __all__ = ["CUDNN_MODES", "ROW_FIELDS", "Job", "ProfileRow", "candidate_kernels"
            "profile_problem", "read_rows", "summarise", "warm_cache", "warm_problem", "compile_problem"]
 
 MIN_ROOFLINE_S = 20e-6  # the roofline target only counts problems at least this long
+# A sweep times a kernel by its first run alone when that run takes this many times the problem's fastest kernel so far
+# (and the kernel budget): the ranker labels every kernel over ~7x slower than the fastest alike (heuristics/train.py
+# relevance_labels: label_levels x label_step of log time), and such kernels are what made a 1.4-PFLOP training
+# problem take longer than a device call (session 42: 65 kernels, most 1-5 s a run).
+GIVE_UP_RATIO = 8.0
 
 
 def _row(problem: Problem, kernel: str, ms: float | None, arch: ArchSpec, detail: str = "") -> ProfileRow:
@@ -63,7 +69,9 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
                     budget_ms: float | None = None, on_row: Callable[[ProfileRow], None] | None = None
                     ) -> list[ProfileRow]:
     """Time every candidate kernel of the rule set and both cuDNN modes on problem (a slow one with fewer repeats
-    when budget_ms is given: timing.repeats_within); on_row, if given, gets each row as soon as it is timed."""
+    when budget_ms is given: timing.repeats_within; then a kernel whose first run takes both the budget and
+    GIVE_UP_RATIO x the fastest kernel's time so far is timed by that run alone -- never cuDNN, whose exhaustive mode's
+    first run searches its algorithms); on_row, if given, gets each row as soon as it is timed."""
     arch_name = arch_of(torch.device(device))
     arch = load_arch_spec(arch_name)
     operands = operand_sets(problem, device, rotations_for(problem))
@@ -71,7 +79,7 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
     def rotated(fn):
         return lambda i: fn(*operands[i % len(operands)])
 
-    rows = []
+    rows, fastest = [], math.inf
 
     def add(row: ProfileRow) -> None:
         rows.append(row)
@@ -83,8 +91,11 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
             continue
         try:
             choice = forced_choice(name, problem, rule_set, arch_name)
+            give_up = GIVE_UP_RATIO * fastest if budget_ms is not None and fastest < math.inf else None
             ms = median_ms(rotated(lambda a, b: execute(problem, a, b, choice=choice)), warmup=warmup,
-                           repeats=repeats, budget_ms=budget_ms)
+                           repeats=repeats, budget_ms=budget_ms,
+                           give_up_ms=None if give_up is None else max(budget_ms, give_up))
+            fastest = min(fastest, ms)
             add(_row(problem, name, ms, arch))
         except Exception as error:  # a failing kernel is a row, not the end of the profile
             add(_row(problem, name, None, arch, f"{type(error).__name__}: {error}"))

@@ -9,7 +9,8 @@ A kernel that is very slow on a large problem (a direct kernel on a dense 2-TFLO
 times: with a budget, the second warm-up run (the first may load the kernel) is timed; if the repeats do not fit in
 the budget, the warm-ups stop there and the repeats shrink to what fits, never below MIN_REPEATS, and a run that alone
 exceeds the budget is its own measurement. Such kernels run long enough that one run is accurate to well under a
-percent; the fast ones, which the oracle picks, keep every warm-up and repeat.
+percent; the fast ones, which the oracle picks, keep every warm-up and repeat. A sweep also gives up on a kernel whose
+first run alone takes many times the problem's fastest kernel (give_up_ms): that run, loading included, is its time.
 
 A timed pass can still be spoiled: if the host stalls for longer than the sleep (a page fault, a descheduled process),
 the GPU catches up and the later event pairs time the host's launch cost instead of the kernel -- the training sweeps
@@ -78,16 +79,26 @@ def repeats_within(budget_ms: float | None, probe_ms: float | None, repeats: int
 
 
 def median_ms(run: Callable[[int], object], *, warmup: int = 3, repeats: int = 10,
-              budget_ms: float | None = None) -> float:
+              budget_ms: float | None = None, give_up_ms: float | None = None) -> float:
     """Median GPU time of run(i) in milliseconds (host clock on the CPU); run's argument is the repeat index
-    (for rotating operands). With budget_ms, a slow kernel runs fewer times (the module's docstring, repeats_within)."""
-    probe_at = min(1, warmup - 1) if budget_ms is not None and torch.cuda.is_available() else None
+    (for rotating operands). With budget_ms, a slow kernel runs fewer times (the module's docstring, repeats_within).
+    With give_up_ms (on a GPU), the first warm-up run is timed too, and a kernel whose first run takes that long is
+    measured by that run alone (profile_problem: a kernel far slower than the problem's fastest, whose exact time
+    matters to no selection)."""
+    on_gpu = torch.cuda.is_available()
+    probe_at = min(1, warmup - 1) if budget_ms is not None and on_gpu else None
+    first_timed = give_up_ms is not None and on_gpu
     probe_ms, warmed = None, warmup
     for i in range(warmup):
-        if i != probe_at:
+        if i != probe_at and not (i == 0 and first_timed):
             run(i)
             continue
-        probe_ms = _one_run_ms(run, i)
+        ms = _one_run_ms(run, i)
+        if i == 0 and first_timed and ms >= give_up_ms:
+            return ms
+        if i != probe_at:
+            continue
+        probe_ms = ms
         if repeats_within(budget_ms, probe_ms, repeats) < repeats:
             warmed = i + 1  # slow: more warm-up adds nothing
             break

@@ -178,6 +178,42 @@ def test_median_ms_times_the_last_warm_up_and_runs_only_what_fits_the_budget(mon
     assert log == ["run 0", "sync", "record", "run 1", "record", "sync"]  # one timed run over the budget is the time
 
 
+def test_median_ms_gives_up_on_a_kernel_whose_first_run_takes_give_up_ms(monkeypatch):
+    from gconv.bench import timing
+
+    log = _fake_cuda(monkeypatch, [3000.0])
+    ms = timing.median_ms(lambda i: log.append(f"run {i}"), warmup=3, repeats=10, budget_ms=1000.0, give_up_ms=2000.0)
+    assert ms == 3000.0 and log == ["sync", "record", "run 0", "record", "sync"]  # the first run is the time
+    log = _fake_cuda(monkeypatch, [1500.0, 1200.0])  # under give_up_ms: the probe (run 1) then decides, as before
+    ms = timing.median_ms(lambda i: log.append(f"run {i}"), warmup=3, repeats=10, budget_ms=1000.0, give_up_ms=2000.0)
+    assert ms == 1200.0 and log == ["sync", "record", "run 0", "record", "sync", "sync", "record", "run 1", "record",
+                                    "sync"]
+
+
+def test_a_sweep_gives_up_on_kernels_far_slower_than_the_fastest_so_far_but_never_on_cudnn(monkeypatch):
+    from gconv.bench import profile as profile_module
+
+    scripted, asked = [], []
+
+    def fake_median_ms(run, *, warmup, repeats, budget_ms=None, give_up_ms=None):
+        asked.append(give_up_ms)
+        return scripted.pop(0)
+
+    monkeypatch.setattr(profile_module, "median_ms", fake_median_ms)
+    problem = Problem(direction="fwd", dtype="fp32", N=1, G=2, C=3, K=4, Hi=6, Wi=6, Y=3, X=3, pad_h=1, pad_w=1)
+    kernels = profile_module.candidate_kernels(problem, "tiny", "sm_90")
+    assert len(kernels) == 4
+    scripted[:] = [10.0, 50.0, 4.0, 300.0, 90.0, 95.0]
+    rows = profile_problem(problem, "tiny", device="cpu", kernels=kernels, budget_ms=40.0)
+    assert [r.time_ms for r in rows] == [10.0, 50.0, 4.0, 300.0, 90.0, 95.0]
+    # none for the first kernel; then max(budget, 8 x the fastest so far): 80, 80, 8 x 4 = 32 -> 40; none for cuDNN
+    assert asked == [None, 80.0, 80.0, 40.0, None, None]
+    asked.clear()
+    scripted[:] = [10.0, 50.0, 4.0, 300.0, 90.0, 95.0]
+    profile_problem(problem, "tiny", device="cpu", kernels=kernels)  # no budget (gconv profile): never gives up
+    assert asked == [None] * 6
+
+
 def test_tiny_group_problems_are_seeded_and_fit_the_tiny_group_kernels():
     problems = tiny_group_problems(16, seed=5150)
     assert problems == tiny_group_problems(16, seed=5150) != tiny_group_problems(16, seed=1)
