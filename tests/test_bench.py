@@ -201,17 +201,24 @@ def test_a_sweep_gives_up_on_kernels_far_slower_than_the_fastest_so_far_but_neve
 
     monkeypatch.setattr(profile_module, "median_ms", fake_median_ms)
     problem = Problem(direction="fwd", dtype="fp32", N=1, G=2, C=3, K=4, Hi=6, Wi=6, Y=3, X=3, pad_h=1, pad_w=1)
-    kernels = profile_module.candidate_kernels(problem, "tiny", "sm_90")
-    assert len(kernels) == 4
+    from gconv.runtime.selection import candidates, predicted_seconds
+
+    predicted = {c.name: predicted_seconds(c, problem, "sm_90") for c in candidates(problem, "tiny", "sm_90")
+                 if c.entry is not None}
+    fastest_first = sorted(predicted, key=predicted.get)
+    assert len(fastest_first) == 4 and len(set(predicted.values())) == 4
+    kernels = fastest_first[::-1]
     scripted[:] = [10.0, 50.0, 4.0, 300.0, 90.0, 95.0]
     rows = profile_problem(problem, "tiny", device="cpu", kernels=kernels, budget_ms=40.0)
+    # a sweep (a budget) times the kernels the rule predicts fastest first, so that it can give up on the slow ones
+    assert [r.kernel for r in rows] == fastest_first + ["cudnn-heuristic", "cudnn-exhaustive"]
     assert [r.time_ms for r in rows] == [10.0, 50.0, 4.0, 300.0, 90.0, 95.0]
     # none for the first kernel; then max(budget, 8 x the fastest so far): 80, 80, 8 x 4 = 32 -> 40; none for cuDNN
     assert asked == [None, 80.0, 80.0, 40.0, None, None]
     asked.clear()
     scripted[:] = [10.0, 50.0, 4.0, 300.0, 90.0, 95.0]
-    profile_problem(problem, "tiny", device="cpu", kernels=kernels)  # no budget (gconv profile): never gives up
-    assert asked == [None] * 6
+    rows = profile_problem(problem, "tiny", device="cpu", kernels=kernels)  # no budget (gconv profile): never gives up
+    assert asked == [None] * 6 and [r.kernel for r in rows[:4]] == kernels  # and keeps the order it was given
 
 
 def test_tiny_group_problems_are_seeded_and_fit_the_tiny_group_kernels():
