@@ -5,14 +5,17 @@ the roofline (where the geomean loses most):
 
     python bench/summarise_sweeps.py bench/results/train-*-bf16*.csv [--without k64_] [--worst 5]
     python bench/summarise_sweeps.py --all-sweeps [--worst 5]    # every committed sweep (issue 4's numbers)
+    python bench/summarise_sweeps.py --all-sweeps --breakdown 'C/G<=16'    # a shape class by channels per group
 
 --all-sweeps reads the files from bench/device_setup.sh's ALL_SWEEPS (RESULT:PROBLEMS pairs: bench/results/RESULT.csv).
 """
 from __future__ import annotations
 
 import argparse
+import math
 import re
-from collections import defaultdict
+import statistics
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from gconv.bench.profile import best_per_problem, summarise
@@ -56,6 +59,49 @@ def furthest_from_roofline(rows: list[dict], count: int) -> str:
     return table(["direction", "shape class", "problem", "best gconv instance", "% roofline", "us", "cuDNN us"], body)
 
 
+def channel_bucket(channels: int) -> str:
+    """Channels per group, by powers of two: 1, 2, 3-4, 5-8, 9-16, >16."""
+    for top, label in ((1, "1"), (2, "2"), (4, "3-4"), (8, "5-8"), (16, "9-16")):
+        if channels <= top:
+            return label
+    return ">16"
+
+
+def kernel_family(kernel: str, direction: str) -> str:
+    """An instance name's family (direction_dtype_ALGORITHM_...): the algorithm, 'merged' where a tile holds several
+    groups (_mg2 and up), 'cpg' for the tiny-group depthwise kernels (_cpgN)."""
+    tokens = kernel[len(direction) + 1:].split("_")
+    family = tokens[1]
+    merged = any(re.fullmatch(r"mg\d+", t) and t != "mg1" for t in tokens)
+    return family + (" merged" if merged else "") + (" cpg" if any(t.startswith("cpg") for t in tokens) else "")
+
+
+def class_breakdown(rows: list[dict], shape_class: str) -> str:
+    """Where a shape class stands against the roofline: per direction x C/G x K/G bucket (channel_bucket), over the
+    problems whose roofline time is >= 20 us (as summarise counts them), the geomean % of roofline of the best
+    instance, its median GB/s and TFLOP/s, and the families of the best instances (kernel_family, with counts)."""
+    groups: dict[tuple, list] = defaultdict(list)
+    for best in best_per_problem(rows).values():
+        row = best.row
+        if row["shape_class"] == shape_class and best.roofline_pct is not None:
+            groups[(row["direction"], int(row["C"]), int(row["K"]))].append(best)
+    buckets: dict[tuple, list] = defaultdict(list)
+    for (direction, c, k), bests in groups.items():
+        buckets[(direction, channel_bucket(c), channel_bucket(k))] += bests
+    order = {label: i for i, label in enumerate(["1", "2", "3-4", "5-8", "9-16", ">16"])}
+    body = []
+    for direction, c, k in sorted(buckets, key=lambda key: (key[0], order[key[1]], order[key[2]])):
+        bests = buckets[(direction, c, k)]
+        pct = math.exp(statistics.fmean(math.log(b.roofline_pct) for b in bests))
+        families = Counter(kernel_family(b.row["kernel"], direction) for b in bests)
+        body.append([direction, c, k, len(bests), f"{pct:.1f}%",
+                     f"{statistics.median(float(b.row['gbs'] or 0) for b in bests):.0f}",
+                     f"{statistics.median(float(b.row['tflops'] or 0) for b in bests):.1f}",
+                     ", ".join(f"{name} {n}" for name, n in sorted(families.items(), key=lambda kv: (-kv[1], kv[0])))])
+    return table(["direction", "C/G", "K/G", "problems >= 20 us", "geomean % roofline", "median GB/s",
+                  "median TFLOP/s", "best instances' families"], body)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="*", type=Path)
@@ -63,6 +109,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--without", metavar="TOKEN", help="leave out kernels whose names contain TOKEN")
     parser.add_argument("--worst", type=int, default=0, metavar="N",
                         help="also list the N problems per direction furthest from the roofline")
+    parser.add_argument("--breakdown", metavar="CLASS", choices=["depthwise", "C/G<=16", "C/G>16"],
+                        help="also break a shape class down by channels per group (class_breakdown)")
     args = parser.parse_args(argv)
     if args.worst < 0:
         parser.error(f"--worst must be 0 or more, got {args.worst}")
@@ -74,6 +122,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.worst:
         print()
         print(furthest_from_roofline(rows, args.worst))
+    if args.breakdown:
+        print()
+        print(class_breakdown(rows, args.breakdown))
 
 
 if __name__ == "__main__":

@@ -293,6 +293,35 @@ def test_summarise_sweeps_lists_the_problems_furthest_from_the_roofline(tmp_path
         main([str(far), "--worst", "-1"])
 
 
+def test_a_shape_class_breaks_down_by_channels_per_group(tmp_path, capsys):
+    from gconv.bench.summarise_sweeps import channel_bucket, class_breakdown, kernel_family, main, sweep_rows
+
+    assert [channel_bucket(c) for c in (1, 2, 3, 4, 5, 8, 9, 16, 17)] == \
+        ["1", "2", "3-4", "3-4", "5-8", "5-8", "9-16", "9-16", ">16"]
+    assert kernel_family("bwd_data_bf16_depthwise_t8x8c8_f3_m2_cpg2_w4_v8", "bwd_data") == "depthwise cpg"
+    assert kernel_family("fwd_bf16_igemm_m32n32k32_w2_s3_ms_g1_v1_mg8", "fwd") == "igemm merged"
+    assert kernel_family("bwd_weight_fp16_igemm_m32n64k32_w4_s3_ms_g1_v8_mg1_sk8la", "bwd_weight") == "igemm"
+    tiny = dict(direction="fwd", dtype="bf16", N=32, G=64, C=4, K=4, Hi=56, Wi=56, Y=3, X=3, pad_h=1, pad_w=1)
+    files = [write_sweep(tmp_path / "a.csv", Problem(**tiny), {"fwd_bf16_depthwise_t4x8c16_f3_m1_cpg4_w2_v8": 0.1,
+                                                               "fwd_bf16_igemm_m32n32k32_w2_s3_ms_g1_v1_mg8": 0.2},
+                         roofline_pct=40.0),
+             write_sweep(tmp_path / "b.csv", Problem(**{**tiny, "C": 3}), {"fwd_bf16_igemm_m32n32k32_w2_s3_ms_g1_v1_mg8":
+                                                                          0.4}, roofline_pct=10.0),
+             write_sweep(tmp_path / "c.csv", Problem(**{**tiny, "C": 8, "K": 16}), {"fwd_bf16_direct_p64c32_w4_v1":
+                                                                                   1.0}, roofline_pct=50.0),
+             write_sweep(tmp_path / "d.csv", Problem(**{**tiny, "N": 1}), {"fwd_bf16_direct_p64c32_w4_v1": 0.01},
+                         roofline_pct=50.0),  # 5 us of roofline: not counted
+             write_sweep(tmp_path / "e.csv", Problem(**{**tiny, "C": 64}), {"fwd_bf16_direct_p64c32_w4_v1": 1.0},
+                         roofline_pct=50.0)]  # another class
+    lines = class_breakdown(sweep_rows(files), "C/G<=16").splitlines()
+    # C/G 3 and 4 share a bucket: geomean of 40% and 10% = 20%
+    assert [line.split()[:5] for line in lines[2:]] == [["fwd", "3-4", "3-4", "2", "20.0%"],
+                                                         ["fwd", "5-8", "9-16", "1", "50.0%"]]
+    assert lines[2].endswith("depthwise cpg 1, igemm merged 1") and lines[3].endswith("direct 1")
+    main([str(f) for f in files] + ["--breakdown", "C/G<=16"])
+    assert capsys.readouterr().out.splitlines()[-2:] == lines[-2:]
+
+
 def test_summarise_sweeps_reads_every_committed_sweep_from_the_device_setup(tmp_path):
     from gconv.bench.summarise_sweeps import DEVICE_SETUP, RESULTS, all_sweep_files, main
 
