@@ -246,7 +246,7 @@ def sweep(problems: list[Problem], out: Path, options: SweepOptions, *, progress
                 warm_jobs(chunk, options, progress)
         ahead = (_CompileAhead(windows[number], options) if options.overlap_compile and number < len(windows)
                  else None)
-        run_batches(chunk, options, on_result, on_problem=write)
+        run_batches(chunk, options, on_result, on_rows=write)
     progress.close()
     report.rows = [r for r in read_rows(out) if r["problem"] in keys]
     return report
@@ -314,9 +314,9 @@ def _check_options(options: SweepOptions) -> None:
 
 
 def run_batches(batches: list[Batch], options: SweepOptions, on_result: Callable[[BatchResult], None],
-                on_problem: Callable[[list[dict]], None] | None = None) -> None:
+                on_rows: Callable[[list[dict]], None] | None = None) -> None:
     """One thread per GPU takes batches from a shared queue and runs each in a fresh worker process; on_result is
-    called in this thread, in order of completion (on_problem, if given, in the GPU's thread with each kernel's
+    called in this thread, in order of completion (on_rows, if given, in the GPU's thread with each kernel's
     rows: run_batch). An interrupt kills the running workers."""
     todo: queue.Queue[Batch] = queue.Queue()
     for batch in batches:
@@ -337,7 +337,7 @@ def run_batches(batches: list[Batch], options: SweepOptions, on_result: Callable
             except queue.Empty:
                 return
             try:
-                result = run_batch(batch, gpu, options, track=track, on_problem=on_problem)
+                result = run_batch(batch, gpu, options, track=track, on_rows=on_rows)
             except Exception as error:  # could not even start the worker: the batch fails, the sweep goes on
                 result = _failed(batch, gpu, "crash", f"could not start: {type(error).__name__}: {error}", [],
                                  None)
@@ -368,9 +368,9 @@ def run_batches(batches: list[Batch], options: SweepOptions, on_result: Callable
 
 def run_batch(batch: Batch, gpu: str, options: SweepOptions,
               track: Callable[[subprocess.Popen, bool], None] = lambda proc, running: None,
-              on_problem: Callable[[list[dict]], None] | None = None) -> BatchResult:
+              on_rows: Callable[[list[dict]], None] | None = None) -> BatchResult:
     """Run one batch in a fresh worker process on one GPU; a crash or timeout becomes rows, never an exception.
-    With on_problem, measured rows go to it as the worker sends them (a kernel's at a time), and the result holds
+    With on_rows, measured rows go to it as the worker sends them (a kernel's at a time), and the result holds
     only the crash/timeout rows; without, the result holds every row."""
     job = {"measure": options.measure, "rule_set": options.rule_set, "warmup": options.warmup,
            "repeats": options.repeats, "budget_ms": options.kernel_budget_ms,
@@ -379,14 +379,14 @@ def run_batch(batch: Batch, gpu: str, options: SweepOptions,
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": gpu, "PYTHONPATH": _python_path()}
     deadline = time.monotonic() + options.batch_timeout_s
     by_key = {j.problem.key: j.problem for j in batch.jobs}
-    rows: list[dict] = []  # measured rows not handed to on_problem
+    rows: list[dict] = []  # measured rows not handed to on_rows
     delivered: set[tuple[str, str]] = set()  # (problem, kernel) of every measured row
 
     def take(message: dict) -> None:
         key = message.get("problem")
         if "rows" in message and key in by_key:
             measured = [csv_row(by_key[key], row) for row in message["rows"]]
-            (on_problem or rows.extend)(measured)
+            (on_rows or rows.extend)(measured)
             delivered.update((key, row["kernel"]) for row in measured)
 
     with tempfile.TemporaryFile() as log:

@@ -2,8 +2,9 @@
 
 Run as `python -m gconv.bench.sweep_worker`. Messages, one JSON object per line on the original stdout:
 `{"start": key}` before a problem, `{"problem": key, "rows": [row]}` after each of its kernels and cuDNN modes (the
-measure function calls its on_row with each row it times), `{"finished": key}` after it, `{"done": true}` at the end. A crash or hang here costs only this batch, and of the
-problem it was on only the kernels not yet sent: the parent sees which problem was started and not finished.
+measure function calls its on_row with each row it times), `{"finished": key}` after it, `{"done": true}` at the
+end. A crash or hang here costs only this batch, and of the problem it was on only the kernels not yet sent: the
+parent sees which problem was started and not finished.
 """
 from __future__ import annotations
 

@@ -305,8 +305,8 @@ def test_a_shape_class_breaks_down_by_channels_per_group(tmp_path, capsys):
     files = [write_sweep(tmp_path / "a.csv", Problem(**tiny), {"fwd_bf16_depthwise_t4x8c16_f3_m1_cpg4_w2_v8": 0.1,
                                                                "fwd_bf16_igemm_m32n32k32_w2_s3_ms_g1_v1_mg8": 0.2},
                          roofline_pct=40.0),
-             write_sweep(tmp_path / "b.csv", Problem(**{**tiny, "C": 3}), {"fwd_bf16_igemm_m32n32k32_w2_s3_ms_g1_v1_mg8":
-                                                                          0.4}, roofline_pct=10.0),
+             write_sweep(tmp_path / "b.csv", Problem(**{**tiny, "C": 3}),
+                         {"fwd_bf16_igemm_m32n32k32_w2_s3_ms_g1_v1_mg8": 0.4}, roofline_pct=10.0),
              write_sweep(tmp_path / "c.csv", Problem(**{**tiny, "C": 8, "K": 16}), {"fwd_bf16_direct_p64c32_w4_v1":
                                                                                    1.0}, roofline_pct=50.0),
              write_sweep(tmp_path / "d.csv", Problem(**{**tiny, "N": 1}), {"fwd_bf16_direct_p64c32_w4_v1": 0.01},
