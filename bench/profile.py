@@ -91,10 +91,10 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
     for name in (predicted_fastest_first(names, problem, rule_set, arch_name) if budget_ms is not None else names):
         try:
             choice = forced_choice(name, problem, rule_set, arch_name)
-            give_up = GIVE_UP_RATIO * fastest if budget_ms is not None and fastest < math.inf else None
+            give_up_ms = (max(budget_ms, GIVE_UP_RATIO * fastest) if budget_ms is not None and fastest < math.inf
+                          else None)
             ms = median_ms(rotated(lambda a, b: execute(problem, a, b, choice=choice)), warmup=warmup,
-                           repeats=repeats, budget_ms=budget_ms,
-                           give_up_ms=None if give_up is None else max(budget_ms, give_up))
+                           repeats=repeats, budget_ms=budget_ms, give_up_ms=give_up_ms)
             fastest = min(fastest, ms)
             add(_row(problem, name, ms, arch))
         except Exception as error:  # a failing kernel is a row, not the end of the profile

@@ -59,12 +59,13 @@ def furthest_from_roofline(rows: list[dict], count: int) -> str:
     return table(["direction", "shape class", "problem", "best gconv instance", "% roofline", "us", "cuDNN us"], body)
 
 
+# channel_bucket's labels, in order, each with the most channels it holds (the last: any more)
+CHANNEL_BUCKETS = ((1, "1"), (2, "2"), (4, "3-4"), (8, "5-8"), (16, "9-16"), (math.inf, ">16"))
+
+
 def channel_bucket(channels: int) -> str:
     """Channels per group, by powers of two: 1, 2, 3-4, 5-8, 9-16, >16."""
-    for top, label in ((1, "1"), (2, "2"), (4, "3-4"), (8, "5-8"), (16, "9-16")):
-        if channels <= top:
-            return label
-    return ">16"
+    return next(label for top, label in CHANNEL_BUCKETS if channels <= top)
 
 
 def kernel_family(kernel: str, direction: str) -> str:
@@ -80,15 +81,12 @@ def class_breakdown(rows: list[dict], shape_class: str) -> str:
     """Where a shape class stands against the roofline: per direction x C/G x K/G bucket (channel_bucket), over the
     problems whose roofline time is >= 20 us (as summarise counts them), the geomean % of roofline of the best
     instance, its median GB/s and TFLOP/s, and the families of the best instances (kernel_family, with counts)."""
-    groups: dict[tuple, list] = defaultdict(list)
+    buckets: dict[tuple[str, str, str], list] = defaultdict(list)
     for best in best_per_problem(rows).values():
         row = best.row
         if row["shape_class"] == shape_class and best.roofline_pct is not None:
-            groups[(row["direction"], int(row["C"]), int(row["K"]))].append(best)
-    buckets: dict[tuple, list] = defaultdict(list)
-    for (direction, c, k), bests in groups.items():
-        buckets[(direction, channel_bucket(c), channel_bucket(k))] += bests
-    order = {label: i for i, label in enumerate(["1", "2", "3-4", "5-8", "9-16", ">16"])}
+            buckets[(row["direction"], channel_bucket(int(row["C"])), channel_bucket(int(row["K"])))].append(best)
+    order = {label: i for i, (_, label) in enumerate(CHANNEL_BUCKETS)}
     body = []
     for direction, c, k in sorted(buckets, key=lambda key: (key[0], order[key[1]], order[key[2]])):
         bests = buckets[(direction, c, k)]

@@ -133,8 +133,9 @@ def kernel_least_leaves(forest: Forest | None, names: list[str]) -> list[float] 
     tree of forest: the least leaf the tree reaches when its splits on the kernel's own features (heuristics/features.py
     KERNEL_FEATURES, the same in every row of that kernel whatever the problem) go the kernel's way and every other
     split both ways. A lower bound of the tree's value for any row of the kernel, by which the C search
-    (capi/src/model.c gconv_model_least) drops a candidate before walking all its trees (bench/pruning_bound.py). Row-major, len(names) x trees; None for no forest, or one that is not plain (its
-    missing-value splits would need LightGBM's decision)."""
+    (capi/src/model.c gconv_model_least) drops a candidate before walking all its trees (bench/pruning_bound.py).
+    Row-major, len(names) x trees; None for no forest, or one that is not plain (its missing-value splits would need
+    LightGBM's decision)."""
     import numpy as np
 
     from gconv.heuristics.features import KERNEL_FEATURES, PROBLEM_FEATURES, kernel_features
