@@ -131,8 +131,11 @@ class SweepReport:
 def terminate_raises_exit() -> Iterator[None]:
     """While in the block, SIGTERM (a `timeout` command's) raises SystemExit(143) in the main thread, as Ctrl-C
     raises KeyboardInterrupt: run_batches then kills its workers (each in a session of its own, they would go on
-    timing kernels on the GPU after the sweep ended) and the rows written so far stay."""
+    timing kernels on the GPU after the sweep ended) and the rows written so far stay. Later SIGTERMs are ignored:
+    `timeout` sends one to the command and one to its process group, and the second, raised while the first unwound
+    a Condition.wait, broke the queue's lock (RuntimeError, exit 1, on the device)."""
     def stop(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise SystemExit(128 + signum)
 
     previous = signal.signal(signal.SIGTERM, stop)

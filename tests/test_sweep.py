@@ -17,7 +17,7 @@ from gconv.bench import profile
 from gconv.bench.problems import read_problems, write_problems
 from gconv.bench.progress import ProgressLine
 from gconv.bench.rows import CUDNN_MODES, ROW_FIELDS, read_rows
-from gconv.bench.sweep import SweepError, SweepOptions, resolve_gpus, sweep
+from gconv.bench.sweep import SweepError, SweepOptions, resolve_gpus, sweep, terminate_raises_exit
 from gconv.cli import main
 from gconv.paths import REPO_ROOT
 from gconv.schemas import Problem
@@ -336,6 +336,21 @@ def test_a_sweep_stopped_mid_problem_keeps_the_kernels_it_timed_and_kills_its_wo
     assert resumed.returncode == 0 and resumed.stderr.startswith("3 problems selected, 1 complete, 2 to measure")
     rows = read_rows(out)
     assert set(pairs(rows)) == expected_pairs(todo) and max(pairs(rows).values()) == 1
+
+
+def test_a_second_sigterm_is_ignored_while_the_first_unwinds():
+    """`timeout` signals the command and then its process group: the first SIGTERM raises SystemExit(143), a second
+    while the sweep unwinds is ignored (on the device one broke a queue's lock, and the sweep exited 1 with a
+    RuntimeError), and leaving the block restores the previous handler."""
+    before = signal.getsignal(signal.SIGTERM)
+    with terminate_raises_exit():
+        with pytest.raises(SystemExit) as stopped:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler runs here
+        assert stopped.value.code == 143
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.1)
+    assert signal.getsignal(signal.SIGTERM) is before
 
 
 def _running(pid: int) -> bool:
