@@ -29,6 +29,7 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-odd-channels-seed2-default-bf16-gputime:train-odd-channels-seed2-synthetic-bf16
   train-network-like-seed1-default-bf16-gputime:train-network-like-seed1-synthetic-bf16
   train-seed12-bwd-weight-default-bf16-gputime:train-seed12-bwd-weight-synthetic-bf16
+  train-seed13-fwd-default-bf16-gputime:train-seed13-fwd-synthetic-bf16
   train-network-like-seed7-default-bf16-gputime:train-network-like-seed7-synthetic-bf16
   train-network-like-seed8-default-bf16-gputime:train-network-like-seed8-synthetic-bf16
   train-network-quantized-seed1-default-bf16-gputime:train-network-quantized-seed1-synthetic-bf16
