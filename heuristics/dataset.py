@@ -6,6 +6,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from gconv.bench.problems import CSV_FIELDS
 from gconv.bench.rows import CUDNN_MODES
@@ -93,6 +94,23 @@ def kernels_outside(measurements: dict[str, ProblemMeasurements], listed: set[st
     """The measured instances (sorted) that listed does not name: training takes every measured kernel as a
     candidate, so rows of a kernel the rule set no longer has would teach the model a choice the runtime never has."""
     return sorted({name for m in measurements.values() for name in m.kernels} - listed)
+
+
+def incomplete_problems(measurements: dict[str, ProblemMeasurements],
+                        candidate_sets: Callable[[Problem], list[set[str]]]) -> list[str]:
+    """Keys (sorted) of the problems none of whose candidate sets (one a rule set) is measured in full: a sweep cut
+    short mid-problem leaves one, timed on its fastest-predicted kernels only, whose oracle would be a guess."""
+    return sorted(key for key, m in measurements.items()
+                  if not any(wanted <= m.kernels.keys() for wanted in candidate_sets(m.problem)))
+
+
+def rule_set_candidates(rule_sets: list[str], arch: str) -> Callable[[Problem], list[set[str]]]:
+    """incomplete_problems' candidate sets: each rule set's candidate instances of a problem on arch (no vendor path:
+    a sweep times cuDNN by its own rows)."""
+    from gconv.runtime.selection import kernels_for
+
+    return lambda problem: [{name for name in kernels_for(problem, rule_set, arch) if name != VENDOR_KERNEL}
+                            for rule_set in rule_sets]
 
 
 def group_by_target(measurements: dict[str, ProblemMeasurements]) -> dict[tuple[str, str], list[ProblemMeasurements]]:

@@ -538,6 +538,21 @@ def test_the_no_vendor_twins_of_bench_vendor_candidate_never_pick_the_vendor_pat
     assert model_module.MODELS_DIR == REPO_ROOT / "heuristics" / "models"
 
 
+def test_problems_a_sweep_cut_short_are_incomplete():
+    """A problem is complete when some rule set's every candidate instance is measured: one kernel short (a sweep
+    stopped mid-problem writes the fastest-predicted ones) and it is listed; the vendor path is not asked for."""
+    from gconv.heuristics.dataset import incomplete_problems, rule_set_candidates
+
+    measurements = read_measurements([HELD_OUT])
+    key, full = next((k, m) for k, m in measurements.items() if m.problem.direction.value == "bwd_weight")
+    candidates = rule_set_candidates(["default"], "sm_90")
+    assert candidates(full.problem)[0] == set(full.kernels) and "cudnn" not in candidates(full.problem)[0]
+    short = ProblemMeasurements(full.problem, dict(sorted(full.kernels.items())[1:]))
+    assert incomplete_problems({key: full, "short": short}, candidates) == ["short"]
+    assert incomplete_problems({"short": short}, lambda problem: [set(short.kernels), {"absent"}]) == []
+    assert incomplete_problems({"short": short}, lambda problem: []) == ["short"]
+
+
 def test_cli_train_refuses_kernels_the_rule_set_does_not_list(tmp_path, capsys):
     """Training takes every measured kernel as a candidate: rows of a kernel that left the rule set are refused."""
     lines = SAMPLE.read_text().splitlines()
