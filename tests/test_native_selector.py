@@ -267,8 +267,10 @@ def test_the_search_walks_fewer_trees_than_candidates_times_trees(selector):
 
 def test_the_kernels_own_least_leaves_drop_candidates_sooner(selector):
     """gconv_model_least bounds each remaining tree by the candidate kernel's least leaf (gconv_model.kernel_least),
-    without that table by the problem's: the same picks and keys either way, over fewer trees with the table (0.93x
-    on these problems; no search of the trees per selection either)."""
+    without that table by the problem's: the same picks and keys either way, over fewer trees with the table (no
+    search of the trees per selection either). The saving is the models': 0.93x on these problems when the table
+    came (session 40), 0.98x with session 43's bf16 bwd_weight model (fwd 0.96x, bwd_data 0.995x, bwd_weight 1.01x:
+    neither bound is the tighter for every tree)."""
     with_table = without = 0
     for problem in seeded_problems(43, 60, ("bf16",)):
         model = _model(problem)
@@ -287,7 +289,7 @@ def test_the_kernels_own_least_leaves_drop_candidates_sooner(selector):
         assert (pick.index, pick.key, pick.candidates) == (plain.index, plain.key, plain.candidates), problem.key
         with_table += pick.tree_walks
         without += plain.tree_walks
-    assert with_table < 0.96 * without, (with_table, without)
+    assert with_table < without, (with_table, without)
 
 
 def test_kernel_least_leaves_bound_each_tree_with_the_kernels_features_fixed():
