@@ -13,7 +13,8 @@ def test_extra_problems_only_ever_train():
     """With the base problems themselves as the extra file every held-out problem was trained on: the picks get
     better, and the scores still cover the base problems only, the same count both ways."""
     base = [DATA / "train-sample-fwd-bf16.csv"]
-    (target, (problems, extra, without, with_)), = with_and_without(base, base, fold_seeds=[0], complete_in=SAMPLED).items()
+    (target, (problems, extra, without, with_)), = with_and_without(base, base, fold_seeds=[0],
+                                                                    complete_in=SAMPLED).items()
     assert target == ("fwd", "bf16")
     assert extra == problems and len(without) == len(with_) == problems
     assert np.mean(with_) > np.mean(without) and np.mean(with_) > 0.97

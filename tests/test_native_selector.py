@@ -269,7 +269,7 @@ def test_the_kernels_own_least_leaves_drop_candidates_sooner(selector):
     """gconv_model_least bounds each remaining tree by the candidate kernel's least leaf (gconv_model.kernel_least),
     without that table by the problem's: the same picks and keys either way, over fewer trees with the table (no
     search of the trees per selection either). The saving is the models': 0.93x on these problems when the table
-    came (session 40), 0.98x with session 43's bf16 bwd_weight model (fwd 0.96x, bwd_data 0.995x, bwd_weight 1.01x:
+    came, 0.98x with session 43's bf16 bwd_weight model (fwd 0.96x, bwd_data 0.995x, bwd_weight 1.01x:
     neither bound is the tighter for every tree)."""
     with_table = without = 0
     for problem in seeded_problems(43, 60, ("bf16",)):
