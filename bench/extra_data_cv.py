@@ -18,7 +18,7 @@ import numpy as np
 
 from bench.vendor_margin import cross_validate
 from gconv.heuristics import train as T
-from gconv.heuristics.dataset import group_by_target, incomplete_problems, read_measurements, rule_set_candidates
+from gconv.heuristics.dataset import group_by_target, read_measurements, rule_set_candidates, without_incomplete
 from gconv.heuristics.model import SIBLING_DTYPES
 from gconv.runtime.registry import load_arch_spec
 from gconv.tables import table
@@ -50,8 +50,7 @@ def with_and_without(base_files: list[Path], extra_files: list[Path], fold_seeds
 
 def complete_measurements(files: list[Path], rule_set: str | None) -> dict:
     measurements = read_measurements(files)
-    incomplete = set(incomplete_problems(measurements, rule_set_candidates([rule_set], "sm_90")) if rule_set else ())
-    return {key: m for key, m in measurements.items() if key not in incomplete}
+    return without_incomplete(measurements, rule_set_candidates([rule_set], "sm_90"))[0] if rule_set else measurements
 
 
 def scores(efficiencies: list[float]) -> str:

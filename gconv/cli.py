@@ -231,8 +231,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from gconv.heuristics.dataset import (group_by_target, incomplete_problems, kernels_outside, read_measurements,
-                                          rule_set_candidates)
+    from gconv.heuristics.dataset import (group_by_target, kernels_outside, read_measurements, rule_set_candidates,
+                                          without_incomplete)
     from gconv.heuristics.model import SIBLING_DTYPES, model_dir
     from gconv.heuristics.train import TrainConfig, train
     from gconv.runtime.registry import load_registry
@@ -246,11 +246,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
         raise GconvError(f"the measurements time {len(outside)} kernel{'s' if len(outside) > 1 else ''} that rule set "
                          f"{', '.join(args.rule_set)} does not list (first: {outside[0]}); drop their rows "
                          f"(python bench/drop_rows.py --where EXPR FILE) or name the rule set they come from")
-    incomplete = incomplete_problems(measurements, rule_set_candidates(args.rule_set, args.arch))
+    measurements, incomplete = without_incomplete(measurements, rule_set_candidates(args.rule_set, args.arch))
     if incomplete:
         print(f"left out {len(incomplete)} problem{'s' if len(incomplete) > 1 else ''} whose candidate kernels are "
               f"not all measured (a sweep cut short; first: {incomplete[0]})", flush=True)
-        measurements = {key: m for key, m in measurements.items() if key not in incomplete}
     groups = group_by_target(measurements)
     targets = [(d, t) for d, t in sorted(groups) if (not args.direction or d in args.direction)
                and (not args.dtype or t in args.dtype)]

@@ -104,6 +104,16 @@ def incomplete_problems(measurements: dict[str, ProblemMeasurements],
                   if not any(wanted <= m.kernels.keys() for wanted in candidate_sets(m.problem)))
 
 
+def without_incomplete(measurements: dict[str, ProblemMeasurements],
+                       candidate_sets: Callable[[Problem], list[set[str]]]
+                       ) -> tuple[dict[str, ProblemMeasurements], list[str]]:
+    """The measurements less their incomplete problems (incomplete_problems), and those problems' keys (sorted):
+    what `gconv train` and bench/extra_data_cv.py train on."""
+    left_out = incomplete_problems(measurements, candidate_sets)
+    dropped = set(left_out)
+    return {key: m for key, m in measurements.items() if key not in dropped}, left_out
+
+
 def rule_set_candidates(rule_sets: list[str], arch: str) -> Callable[[Problem], list[set[str]]]:
     """incomplete_problems' candidate sets: each rule set's candidate instances of a problem on arch (no vendor path:
     a sweep times cuDNN by its own rows)."""
