@@ -24,6 +24,7 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-default-fp16-gputime:train-synthetic-fp16
   train-seed5-default-fp16-gputime:train-seed5-synthetic-fp16 train-seed9-default-fp16-gputime:train-seed9-synthetic-fp16
   train-tiny-groups-seed79-default-fp16-gputime:train-tiny-groups-seed79-synthetic-fp16
+  train-seed14-bwd-weight-default-fp16-gputime:train-seed14-bwd-weight-synthetic-fp16
   public-deepbench-default-bf16-gputime:public-deepbench-bf16
   train-odd-channels-seed1-default-bf16-gputime:odd-channels-seed1-synthetic-bf16
   train-odd-channels-seed2-default-bf16-gputime:train-odd-channels-seed2-synthetic-bf16
