@@ -6,6 +6,7 @@ the roofline (where the geomean loses most):
     python bench/summarise_sweeps.py bench/results/train-*-bf16*.csv [--without k64_] [--worst 5]
     python bench/summarise_sweeps.py --all-sweeps [--worst 5]    # every committed sweep (issue 4's numbers)
     python bench/summarise_sweeps.py --all-sweeps --breakdown 'C/G<=16'    # a shape class by channels per group
+    python bench/summarise_sweeps.py --all-sweeps --against-fwd    # each backward direction against fwd, by stride
 
 --all-sweeps reads the files from bench/device_setup.sh's ALL_SWEEPS (RESULT:PROBLEMS pairs: bench/results/RESULT.csv).
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from gconv.bench.profile import best_per_problem, summarise
 from gconv.bench.rows import read_rows
+from gconv.bench.summary import geomean
 from gconv.paths import REPO_ROOT
 from gconv.tables import table
 
@@ -100,6 +102,33 @@ def class_breakdown(rows: list[dict], shape_class: str) -> str:
                   "median TFLOP/s", "best instances' families"], body)
 
 
+def against_fwd(rows: list[dict]) -> str:
+    """Each backward direction against fwd on the same shapes (same FLOPs and bytes, so the same roofline): per
+    direction x shape class x stride (1, or more along either axis), over the shapes both directions measured whose
+    roofline time is >= 20 us (as summarise counts them), the geomean of fwd's best time over the direction's best
+    time and the geomean % of roofline of each. Where a direction is far slower than fwd on the same work, its kernels
+    leave the most on the table."""
+    by_shape: dict[str, dict[str, object]] = defaultdict(dict)
+    for key, best in best_per_problem(rows).items():
+        direction = best.row["direction"]
+        if best.roofline_pct is not None:
+            by_shape[key[len(direction) + 1:]][direction] = best
+    groups: dict[tuple[str, str, str], list] = defaultdict(list)
+    for bests in by_shape.values():
+        fwd = bests.get("fwd")
+        for direction, best in bests.items():
+            if fwd is not None and direction != "fwd":
+                strided = int(best.row["stride_h"]) > 1 or int(best.row["stride_w"]) > 1
+                groups[(direction, best.row["shape_class"], ">1" if strided else "1")].append((fwd, best))
+    body = []
+    for (direction, klass, stride), pairs in sorted(groups.items()):
+        body.append([direction, klass, stride, len(pairs), f"{geomean([f.ms / b.ms for f, b in pairs]):.2f}x",
+                     f"{geomean([f.roofline_pct for f, _ in pairs]):.1f}%",
+                     f"{geomean([b.roofline_pct for _, b in pairs]):.1f}%"])
+    return table(["direction", "shape class", "stride", "shapes >= 20 us", "fwd time / its time", "fwd % roofline",
+                  "its % roofline"], body)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="*", type=Path)
@@ -109,6 +138,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="also list the N problems per direction furthest from the roofline")
     parser.add_argument("--breakdown", metavar="CLASS", choices=["depthwise", "C/G<=16", "C/G>16"],
                         help="also break a shape class down by channels per group (class_breakdown)")
+    parser.add_argument("--against-fwd", action="store_true",
+                        help="also compare each backward direction with fwd on the same shapes, by stride (against_fwd)")
     args = parser.parse_args(argv)
     if args.worst < 0:
         parser.error(f"--worst must be 0 or more, got {args.worst}")
@@ -123,6 +154,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.breakdown:
         print()
         print(class_breakdown(rows, args.breakdown))
+    if args.against_fwd:
+        print()
+        print(against_fwd(rows))
 
 
 if __name__ == "__main__":

@@ -322,6 +322,28 @@ def test_a_shape_class_breaks_down_by_channels_per_group(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[-2:] == lines[-2:]
 
 
+def test_backward_directions_compare_with_fwd_on_the_same_shapes_by_stride(tmp_path, capsys):
+    from gconv.bench.summarise_sweeps import against_fwd, main, sweep_rows
+
+    def sweep(name, direction, ms, roofline_pct, **changes):
+        problem = Problem(**{**wide, "direction": direction, **changes})
+        return write_sweep(tmp_path / name, problem, {f"{direction}_bf16_igemm_m128n64k32_w4": ms}, roofline_pct)
+
+    wide = dict(dtype="bf16", N=8, G=2, C=64, K=64, Hi=32, Wi=32, Y=3, X=3, pad_h=1, pad_w=1)
+    strided = dict(stride_h=2, stride_w=2)
+    files = [sweep("a.csv", "fwd", 1.0, 40.0), sweep("b.csv", "bwd_data", 1.0, 40.0),
+             sweep("c.csv", "bwd_weight", 0.5, 80.0),
+             sweep("d.csv", "fwd", 1.0, 40.0, **strided), sweep("e.csv", "bwd_data", 2.0, 20.0, **strided),
+             sweep("f.csv", "bwd_data", 2.0, 20.0, N=4, **strided),  # no fwd row of its shape: left out
+             sweep("g.csv", "fwd", 1.0, 1.0, N=1), sweep("h.csv", "bwd_data", 1.0, 1.0, N=1)]  # 10 us: left out
+    lines = against_fwd(sweep_rows(files)).splitlines()
+    assert [line.split() for line in lines[2:]] == [["bwd_data", "C/G>16", "1", "1", "1.00x", "40.0%", "40.0%"],
+                                                     ["bwd_data", "C/G>16", ">1", "1", "0.50x", "40.0%", "20.0%"],
+                                                     ["bwd_weight", "C/G>16", "1", "1", "2.00x", "40.0%", "80.0%"]]
+    main([str(f) for f in files] + ["--against-fwd"])
+    assert capsys.readouterr().out.splitlines()[-3:] == lines[-3:]
+
+
 def test_summarise_sweeps_reads_every_committed_sweep_from_the_device_setup(tmp_path):
     from gconv.bench.summarise_sweeps import DEVICE_SETUP, RESULTS, all_sweep_files, main
 
