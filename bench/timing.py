@@ -10,7 +10,9 @@ times: with a budget, the second warm-up run (the first may load the kernel) is 
 the budget, the warm-ups stop there and the repeats shrink to what fits, never below MIN_REPEATS, and a run that alone
 exceeds the budget is its own measurement. Such kernels run long enough that one run is accurate to well under a
 percent; the fast ones, which the oracle picks, keep every warm-up and repeat. A sweep also gives up on a kernel whose
-first run alone takes many times the problem's fastest kernel (give_up_ms): that run, loading included, is its time.
+first run alone takes many times the problem's fastest kernel (give_up_ms): that run, loading included, is its time --
+unless the host spent most of it inside the call (COMPILING_SHARE): the events span whatever the host does between
+them, and a kernel missing from Triton's cache compiles inside its first launch (seconds), so such a run only warms up.
 
 A timed pass can still be spoiled: if the host stalls for longer than the sleep (a page fault, a descheduled process),
 the GPU catches up and the later event pairs time the host's launch cost instead of the kernel -- the training sweeps
@@ -39,6 +41,9 @@ MAX_ROTATIONS = 8
 SLEEP_CYCLES_PER_REPEAT = 450_000
 MIN_REPEATS = 3
 SETTLED_RATIO = 1.5  # median / fastest repeat of a pass; above it, the pass is timed again
+# A first run whose call returned only after this share of its event-timed span was compiling (or loading) the kernel:
+# a launch returns in microseconds, whatever the kernel's length. Never a give-up's measurement.
+COMPILING_SHARE = 0.5
 MAX_PASSES = 3
 
 
@@ -93,8 +98,8 @@ def median_ms(run: Callable[[int], object], *, warmup: int = 3, repeats: int = 1
         if i != probe_at and not (i == 0 and first_timed):
             run(i)
             continue
-        ms = _one_run_ms(run, i)
-        if i == 0 and first_timed and ms >= give_up_ms:
+        ms, host_ms = _one_run_ms(run, i)
+        if i == 0 and first_timed and ms >= give_up_ms and host_ms < COMPILING_SHARE * ms:
             return ms
         if i != probe_at:
             continue
@@ -139,12 +144,14 @@ def _timed_pass(run: Callable[[int], object], indices: range, sleep_factor: int)
     return [start.elapsed_time(end) for start, end in events], host_kept_up
 
 
-def _one_run_ms(run: Callable[[int], object], i: int) -> float:
-    """GPU time of one run(i), synchronised on both sides."""
+def _one_run_ms(run: Callable[[int], object], i: int) -> tuple[float, float]:
+    """GPU time of one run(i), synchronised on both sides, and the host's milliseconds inside the call itself."""
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     torch.cuda.synchronize()
     start.record()
+    called = time.perf_counter()
     run(i)
+    host_ms = (time.perf_counter() - called) * 1e3
     end.record()
     torch.cuda.synchronize()
-    return start.elapsed_time(end)
+    return start.elapsed_time(end), host_ms

@@ -49,19 +49,26 @@ def random_operands(problem: Problem, device: str = "cpu", seed: int = 0) -> tup
     dtype = TORCH_DTYPES[problem.dtype]
 
     def tensor(shape):
-        values = torch.randn(shape, generator=generator)
-        return values.to(dtype).to(device).contiguous(memory_format=torch.channels_last)
+        return channels_last(torch.randn(shape, generator=generator).to(dtype).to(device))
 
     first, second = operand_shapes(problem)
     return tensor(first), tensor(second)
 
 
 def empty_operands(problem: Problem, device: str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
-    """Runner-order operands as random_operands lays them out, allocated and never written (no work on a device)."""
+    """Runner-order operands as random_operands lays them out, stride for stride, allocated and never written (no work
+    on a device): a sweep compiles each kernel ahead on these, and Triton specialises a kernel on its arguments'
+    values (a stride of 1 is a constant), so any other stride would compile another kernel -- the one the timed run
+    then compiles itself."""
     dtype = TORCH_DTYPES[problem.dtype]
-    first, second = operand_shapes(problem)
-    return (torch.empty(first, dtype=dtype, device=device, memory_format=torch.channels_last),
-            torch.empty(second, dtype=dtype, device=device, memory_format=torch.channels_last))
+    return tuple(channels_last(torch.empty(shape, dtype=dtype, device=device)) for shape in operand_shapes(problem))
+
+
+def channels_last(tensor: torch.Tensor) -> torch.Tensor:
+    """A dense (N, C, H, W) tensor in channels_last memory. A size-1 dimension's stride is left as the dense layout
+    had it (a [K, 1, Y, X] weight keeps channel stride Y * X; torch.empty(..., memory_format=torch.channels_last)
+    would give 1), the same for every tensor this module makes."""
+    return tensor.contiguous(memory_format=torch.channels_last)
 
 
 def result_shape(problem: Problem) -> tuple[int, int, int, int]:
@@ -72,4 +79,4 @@ def result_shape(problem: Problem) -> tuple[int, int, int, int]:
 def poisoned_output(problem: Problem, device: str = "cpu") -> torch.Tensor:
     """A channels_last result buffer full of NaN, so any element a kernel fails to write is caught."""
     out = torch.full(result_shape(problem), float("nan"), dtype=TORCH_DTYPES[problem.dtype], device=device)
-    return out.contiguous(memory_format=torch.channels_last)
+    return channels_last(out)

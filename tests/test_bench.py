@@ -190,6 +190,28 @@ def test_median_ms_gives_up_on_a_kernel_whose_first_run_takes_give_up_ms(monkeyp
                                     "sync"]
 
 
+def test_median_ms_never_gives_up_on_a_first_run_that_compiled_the_kernel(monkeypatch):
+    """The events span the host's work between them: a first launch that compiles (2.9 s on the host of a 3 s span)
+    only warms up, and the probe (run 1) decides as for any kernel; a slow kernel's launch returns at once."""
+    from gconv.bench import timing
+
+    clock = [0.0]
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: clock[0])
+
+    def run(i, host_s):
+        clock[0] += host_s
+        log.append(f"run {i}")
+
+    log = _fake_cuda(monkeypatch, [3000.0, 1200.0])
+    ms = timing.median_ms(lambda i: run(i, 2.9 if i == 0 else 0.0001), warmup=3, repeats=10, budget_ms=1000.0,
+                          give_up_ms=2000.0)
+    assert ms == 1200.0 and log == ["sync", "record", "run 0", "record", "sync", "sync", "record", "run 1", "record",
+                                    "sync"]
+    log = _fake_cuda(monkeypatch, [3000.0])
+    ms = timing.median_ms(lambda i: run(i, 1.4), warmup=3, repeats=10, budget_ms=1000.0, give_up_ms=2000.0)
+    assert ms == 3000.0 and log == ["sync", "record", "run 0", "record", "sync"]  # 1.4 of 3 s on the host: given up
+
+
 def test_a_sweep_gives_up_on_kernels_far_slower_than_the_fastest_so_far_but_never_on_cudnn(monkeypatch):
     from gconv.bench import profile as profile_module
 

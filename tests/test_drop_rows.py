@@ -9,12 +9,12 @@ from gconv.paths import REPO_ROOT
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 from drop_rows import drop_rows  # noqa: E402
 
-HEADER = "direction,dtype,N,G,C,K,Hi,Wi,Y,X,stride_h,stride_w,pad_h,pad_w,dil_h,dil_w,problem,shape_class,kernel,status\r\n"
+HEADER = "direction,dtype,N,G,C,K,Hi,Wi,Y,X,stride_h,stride_w,pad_h,pad_w,dil_h,dil_w,problem,shape_class,kernel,status,time_ms\r\n"
 SHAPE = "2,4,16,16,9,9,3,3,{s},{s},1,1,1,1,p{s},C/G<=16"
-ROWS = [f"bwd_data,fp16,{SHAPE.format(s=2)},bwd_data_fp16_igemm_m64n32k32_w4_s3_ms_g1_v8_mg1,ok\r\n",
-        f"bwd_data,fp16,{SHAPE.format(s=2)},bwd_data_fp16_direct_p64c32_w4_v1,ok\r\n",
-        f"bwd_data,fp16,{SHAPE.format(s=2)},cudnn-exhaustive,ok\r\n",
-        f"bwd_data,fp16,{SHAPE.format(s=1)},bwd_data_fp16_igemm_m64n32k32_w4_s3_ms_g1_v8_mg1,ok\r\n"]
+ROWS = [f"bwd_data,fp16,{SHAPE.format(s=2)},bwd_data_fp16_igemm_m64n32k32_w4_s3_ms_g1_v8_mg1,ok,0.5\r\n",
+        f"bwd_data,fp16,{SHAPE.format(s=2)},bwd_data_fp16_direct_p64c32_w4_v1,ok,812.5\r\n",
+        f"bwd_data,fp16,{SHAPE.format(s=2)},cudnn-exhaustive,ok,900.0\r\n",
+        f"bwd_data,fp16,{SHAPE.format(s=1)},bwd_data_fp16_igemm_m64n32k32_w4_s3_ms_g1_v8_mg1,error,\r\n"]
 
 
 def test_only_the_matching_rows_go_and_the_rest_stay_byte_for_byte(tmp_path):
@@ -25,6 +25,15 @@ def test_only_the_matching_rows_go_and_the_rest_stay_byte_for_byte(tmp_path):
     assert path.read_bytes() == (HEADER + "".join(ROWS[1:])).encode()
     assert drop_rows(path, "algorithm == 'vendor'") == (2, 1)
     assert [p.name for p in tmp_path.iterdir()] == ["rows.csv"]
+
+
+def test_rows_go_by_their_time_and_status_too(tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_bytes((HEADER + "".join(ROWS)).encode())
+    assert drop_rows(path, "time_ms >= 500 and algorithm != 'vendor'") == (3, 1)  # not cuDNN's 900 ms
+    assert path.read_bytes() == (HEADER + "".join(ROWS[:1] + ROWS[2:])).encode()
+    assert drop_rows(path, "status == 'error' and time_ms == 0") == (2, 1)  # a row without a time reads 0
+    assert path.read_bytes() == (HEADER + "".join(ROWS[:1] + ROWS[2:3])).encode()
 
 
 def test_an_unknown_field_is_named(tmp_path):
