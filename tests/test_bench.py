@@ -382,6 +382,24 @@ def test_summarise_sweeps_reads_every_committed_sweep_from_the_device_setup(tmp_
         main([])
 
 
+def test_no_committed_sweep_row_timed_a_compile():
+    """A kernel that compiled inside a timed run shows as seconds for microseconds of work: session 44 found 746 such
+    rows (seeds 13 and 14, 0.5-15 s, 4,000-190,000x the analytic estimate) where every genuinely slow row of every
+    sweep (>= 500 ms) is within 100x of it (13-85x: direct kernels and splits on dense layers)."""
+    from gconv.bench.summarise_sweeps import DEVICE_SETUP, all_sweep_files, sweep_rows
+    from gconv.heuristics.analytic import estimate
+    from gconv.runtime.registry import load_arch_spec
+    from gconv.schemas import KernelConfig
+
+    spec = load_arch_spec("sm_90")
+    slow = [row for row in sweep_rows(all_sweep_files(DEVICE_SETUP.read_text()))
+            if row["status"] == "ok" and not row["kernel"].startswith("cudnn") and float(row["time_ms"]) >= 500]
+    assert len(slow) > 400  # the slow rows of the committed sweeps, each checked
+    ratios = {(row["problem"], row["kernel"]): float(row["time_ms"]) / 1e3 / estimate(
+        KernelConfig.from_name(row["kernel"]), Problem.from_key(row["problem"]), spec).seconds for row in slow}
+    assert {key: ratio for key, ratio in ratios.items() if ratio > 1000} == {}
+
+
 def test_network_like_problems_are_seeded_stagewise_and_avoid_the_excluded_problems():
     from gconv.bench.problems import network_like_problems
 
