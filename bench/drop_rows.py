@@ -6,9 +6,9 @@
 --where is the safe expression grammar of `gconv rules list --filter`, over a row's problem columns (direction,
 dtype, N, G, C, K, Hi, Wi, Y, X, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, shape_class), its status and time_ms
 (0 for a row without a time), and its kernel's axes (KernelConfig fields; the cuDNN rows have algorithm 'vendor'),
-e.g. --where "time_ms >= 500 and algorithm != 'vendor'" for rows a mistimed run recorded. Each file is rewritten in place through a temporary
-file (nothing half-written); the count dropped per file is printed. Resumed with the same --out, `gconv bench sweep`
-then measures exactly the dropped (problem, kernel) pairs again.
+e.g. --where "time_ms >= 500 and algorithm != 'vendor'" for rows a mistimed run recorded. Each file is rewritten in
+place through a temporary file (nothing half-written); the count dropped per file is printed. Resumed with the same
+--out, `gconv bench sweep` then measures exactly the dropped (problem, kernel) pairs again.
 """
 from __future__ import annotations
 

@@ -41,10 +41,10 @@ MAX_ROTATIONS = 8
 SLEEP_CYCLES_PER_REPEAT = 450_000
 MIN_REPEATS = 3
 SETTLED_RATIO = 1.5  # median / fastest repeat of a pass; above it, the pass is timed again
+MAX_PASSES = 3
 # A first run whose call returned only after this share of its event-timed span was compiling (or loading) the kernel:
 # a launch returns in microseconds, whatever the kernel's length. Never a give-up's measurement.
 COMPILING_SHARE = 0.5
-MAX_PASSES = 3
 
 
 def rotations_for(problem: Problem, l2_bytes: int = L2_BYTES) -> int:
