@@ -139,7 +139,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--breakdown", metavar="CLASS", choices=["depthwise", "C/G<=16", "C/G>16"],
                         help="also break a shape class down by channels per group (class_breakdown)")
     parser.add_argument("--against-fwd", action="store_true",
-                        help="also compare each backward direction with fwd on the same shapes, by stride (against_fwd)")
+                        help="also compare each backward direction with fwd on the same shapes, by stride "
+                             "(against_fwd)")
     args = parser.parse_args(argv)
     if args.worst < 0:
         parser.error(f"--worst must be 0 or more, got {args.worst}")
