@@ -43,7 +43,8 @@ MIN_REPEATS = 3
 SETTLED_RATIO = 1.5  # median / fastest repeat of a pass; above it, the pass is timed again
 MAX_PASSES = 3
 # A first run whose call returned only after this share of its event-timed span was compiling (or loading) the kernel:
-# a launch returns in microseconds, whatever the kernel's length. Never a give-up's measurement.
+# a launch returns in microseconds, whatever the kernel's length. Never a measurement: not the give-up's, nor the
+# budget's probe where the warm-up is one run.
 COMPILING_SHARE = 0.5
 
 
@@ -99,7 +100,9 @@ def median_ms(run: Callable[[int], object], *, warmup: int = 3, repeats: int = 1
             run(i)
             continue
         ms, host_ms = _one_run_ms(run, i)
-        if i == 0 and first_timed and ms >= give_up_ms and host_ms < COMPILING_SHARE * ms:
+        if i == 0 and host_ms >= COMPILING_SHARE * ms:
+            continue  # the first run compiled (or loaded) the kernel: a warm-up, never a measurement
+        if i == 0 and first_timed and ms >= give_up_ms:
             return ms
         if i != probe_at:
             continue

@@ -192,7 +192,8 @@ def test_median_ms_gives_up_on_a_kernel_whose_first_run_takes_give_up_ms(monkeyp
 
 def test_median_ms_never_gives_up_on_a_first_run_that_compiled_the_kernel(monkeypatch):
     """The events span the host's work between them: a first launch that compiles (2.9 s on the host of a 3 s span)
-    only warms up, and the probe (run 1) decides as for any kernel; a slow kernel's launch returns at once."""
+    only warms up -- neither the give-up's time nor, with one warm-up run, the budget's probe -- and the next timed
+    run decides as for any kernel; a slow kernel's launch returns at once."""
     from gconv.bench import timing
 
     clock = [0.0]
@@ -210,6 +211,11 @@ def test_median_ms_never_gives_up_on_a_first_run_that_compiled_the_kernel(monkey
     log = _fake_cuda(monkeypatch, [3000.0])
     ms = timing.median_ms(lambda i: run(i, 1.4), warmup=3, repeats=10, budget_ms=1000.0, give_up_ms=2000.0)
     assert ms == 3000.0 and log == ["sync", "record", "run 0", "record", "sync"]  # 1.4 of 3 s on the host: given up
+    # one warm-up run, the budget's probe: a compiling one is no probe either, and the repeats time the kernel
+    log = _fake_cuda(monkeypatch, [3000.0, 2.0, 2.0, 2.0])
+    ms = timing.median_ms(lambda i: run(i, 2.9 if i == 0 else 0.0001), warmup=1, repeats=3, budget_ms=1000.0)
+    assert ms == 2.0 and log == ["sync", "record", "run 0", "record", "sync",
+                                 *timed_pass(1, 3, 3 * timing.SLEEP_CYCLES_PER_REPEAT)]
 
 
 def test_a_sweep_gives_up_on_kernels_far_slower_than_the_fastest_so_far_but_never_on_cudnn(monkeypatch):
