@@ -72,16 +72,23 @@ def template_name(config: KernelConfig) -> str:
 def sliding_source_rows(config: KernelConfig) -> list[tuple[int, list[tuple[int, int]]]]:
     """Sliding-rows depthwise: each source row j of a program's tile with the (output row i, filter row fy) pairs it
     feeds. fwd and bwd_weight read input row h0 + j, where j = i * S + fy (S the row stride); bwd_data reads
-    output-gradient row oh0 + j, where j = i - fy + filter_size - 1 (stride 1: the filter runs backwards)."""
+    output-gradient row oh0 + j, where j = i - t + T - 1 for row t of the T filter rows that reach a stride-residue
+    class of rows (the filter runs backwards; at stride 1 T is the filter size and t the filter row)."""
     rows: dict[int, list[tuple[int, int]]] = {}
     for i in range(config.tile_h):
-        for fy in range(config.filter_size):
+        for fy in range(class_taps(config) if config.direction is Direction.bwd_data else config.filter_size):
             if config.direction is Direction.bwd_data:
-                j = i - fy + config.filter_size - 1
+                j = i - fy + class_taps(config) - 1
             else:
                 j = i * config.sliding_rows + fy
             rows.setdefault(j, []).append((i, fy))
     return sorted(rows.items())
+
+
+def class_taps(config: KernelConfig) -> int:
+    """Sliding-rows bwd_data: the filter rows (and columns) that reach one stride-residue class of input rows at most,
+    ceil(filter_size / S) for the stride S = sliding_rows (filter rows f0 + S * t, f0 the class's first)."""
+    return -(-config.filter_size // config.sliding_rows)
 
 
 # How a depthwise kernel walks its filter's taps: the loop headers of the filter rows and of the taps in a row.
@@ -346,6 +353,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "group_channels": config.group_channels,
         "sliding_rows": config.sliding_rows,
         "source_rows": sliding_source_rows(config) if config.sliding_rows else [],
+        "class_taps": list(range(class_taps(config))) if config.sliding_rows else [],
         "output_rows": list(range(config.tile_h)),
         "taps": list(range(config.filter_size)),  # depthwise bwd_weight: one accumulator per tap of a filter row
         "tap_loop": decided["tap_loop"],

@@ -102,8 +102,10 @@ def _depthwise_reason(config: KernelConfig, problem: Problem) -> str | None:
 
 def _sliding_rows_reason(config: KernelConfig, problem: Problem) -> str | None:
     p, s = problem, config.sliding_rows
-    if config.direction is Direction.bwd_data and (p.stride_h, p.stride_w) != (1, 1):
-        return f"this sliding-rows bwd_data kernel needs stride 1x1, got {p.stride_h}x{p.stride_w}"
+    if config.direction is Direction.bwd_data and (p.stride_h, p.stride_w) != (s, s):
+        return f"this sliding-rows bwd_data kernel needs stride {s}x{s}, got {p.stride_h}x{p.stride_w}"
+    if config.direction is Direction.bwd_data and s > 1 and (p.dil_h, p.dil_w) != (1, 1):
+        return f"this sliding-rows bwd_data kernel needs dilation 1x1, got {p.dil_h}x{p.dil_w}"
     if p.stride_h != s:
         return f"this sliding-rows kernel is built for row stride {s}, got stride_h={p.stride_h}"
     if p.dil_h != 1:

@@ -74,6 +74,13 @@ DEVICE_SHAPES: dict[str, dict] = {
     "sliding-7x7-m2-s2": dict(N=2, G=16, C=1, K=2, Hi=25, Wi=18, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),
     "sliding-7x7-m4": dict(N=1, G=24, C=1, K=4, Hi=14, Wi=15, Y=7, X=7, pad_h=3, pad_w=3),
     "sliding-7x7-m4-s2": dict(N=1, G=8, C=1, K=4, Hi=27, Wi=16, Y=7, X=7, stride_h=2, stride_w=2, pad_h=2, pad_w=3),
+    # Sliding rows at stride 2 x 2 in bwd_data (stride-residue classes): the (filter, multiplier) pairs not above, odd
+    # and even padding, G a multiple of 8 but not of 16.
+    "sliding-s2x2-3x3-m1": dict(N=2, G=40, C=1, K=1, Hi=19, Wi=17, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=0),
+    "sliding-s2x2-3x3-m2": dict(N=2, G=24, C=1, K=2, Hi=14, Wi=21, Y=3, X=3, stride_h=2, stride_w=2, pad_h=0, pad_w=1),
+    "sliding-s2x2-3x3-m4": dict(N=1, G=40, C=1, K=4, Hi=17, Wi=18, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
+    "sliding-s2x2-5x5-m4": dict(N=2, G=24, C=1, K=4, Hi=18, Wi=13, Y=5, X=5, stride_h=2, stride_w=2, pad_h=2, pad_w=1),
+    "sliding-s2x2-7x7-m4": dict(N=1, G=24, C=1, K=4, Hi=23, Wi=20, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=2),
     # 1x1 depthwise, each multiplier (the 1x1 depthwise kernels), G a multiple of 8 but not of 16.
     "depthwise-1x1-s2": dict(N=2, G=40, C=1, K=1, Hi=13, Wi=15, Y=1, X=1, stride_h=2, stride_w=2),
     "depthwise-1x1-m2": dict(N=2, G=24, C=1, K=2, Hi=11, Wi=17, Y=1, X=1),

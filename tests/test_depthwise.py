@@ -91,6 +91,16 @@ CASES = [
                                                               stride_w=1, pad_h=1, pad_w=2, dil_h=1, dil_w=2)),
     ("bwd_data_fp16_depthwise_t8x8c16_f7_m1_sr1_w4_v8", dict(N=1, G=16, K=1, Hi=17, Wi=10, Y=7, X=7, stride_h=1,
                                                               stride_w=1, pad_h=3, pad_w=3, dil_h=1, dil_w=1)),
+    # Sliding rows at stride 2 x 2 in bwd_data (stride-residue classes, a sub-filter each): every filter size, odd and
+    # even padding (classes whose last sub-filter row reaches nothing), multipliers, sizes no tile divides.
+    ("bwd_data_fp32_depthwise_t4x8c16_f3_m1_sr2_w2_v1", dict(N=2, G=19, K=1, Hi=13, Wi=11, Y=3, X=3, stride_h=2,
+                                                              stride_w=2, pad_h=1, pad_w=0, dil_h=1, dil_w=1)),
+    ("bwd_data_fp32_depthwise_t2x8c16_f5_m2_sr2_w2_v1", dict(N=2, G=7, K=2, Hi=14, Wi=17, Y=5, X=5, stride_h=2,
+                                                              stride_w=2, pad_h=2, pad_w=1, dil_h=1, dil_w=1)),
+    ("bwd_data_fp16_depthwise_t8x8c16_f7_m4_sr2_w4_v8", dict(N=1, G=16, K=4, Hi=21, Wi=18, Y=7, X=7, stride_h=2,
+                                                              stride_w=2, pad_h=3, pad_w=2, dil_h=1, dil_w=1)),
+    ("bwd_data_fp16_depthwise_t4x16c64_f5_m1_sr2_w4_v4", dict(N=2, G=12, K=1, Hi=11, Wi=12, Y=5, X=5, stride_h=2,
+                                                               stride_w=2, pad_h=0, pad_w=2, dil_h=1, dil_w=1)),
     # Sliding-rows bwd_weight (one program per filter column): row strides 1 and 2, W stride and dilation, split and
     # unsplit, groups no block divides, tiles cut by the image edge.
     ("bwd_weight_fp32_depthwise_t4x8c16_f5_m1_sr1_w2_v1_sk4", dict(N=2, G=19, K=1, Hi=11, Wi=13, Y=5, X=5,
@@ -250,6 +260,20 @@ def test_sliding_rows_support_reasons(name, changes, reason):
     assert unsupported_reason(config, Problem(**{**fields, **changes})) == reason
 
 
+@pytest.mark.parametrize("changes, reason", [
+    (dict(stride_w=1), "this sliding-rows bwd_data kernel needs stride 2x2, got 2x1"),
+    (dict(stride_h=1, stride_w=1), "this sliding-rows bwd_data kernel needs stride 2x2, got 1x1"),
+    (dict(dil_w=2, pad_w=2), "this sliding-rows bwd_data kernel needs dilation 1x1, got 1x2"),
+    (dict(dil_h=2, pad_h=2), "this sliding-rows bwd_data kernel needs dilation 1x1, got 2x1"),
+])
+def test_strided_sliding_rows_bwd_data_support_reasons(changes, reason):
+    config = KernelConfig.from_name("bwd_data_bf16_depthwise_t4x16c64_f5_m1_sr2_w4_v8")
+    fields = dict(direction="bwd_data", dtype="bf16", N=1, G=16, C=1, K=1, Hi=9, Wi=9, Y=5, X=5, stride_h=2,
+                  stride_w=2, pad_h=2, pad_w=1)
+    assert unsupported_reason(config, Problem(**fields)) is None
+    assert unsupported_reason(config, Problem(**{**fields, **changes})) == reason
+
+
 def test_sliding_rows_pair_each_source_row_with_the_rows_it_feeds():
     fwd = KernelConfig.from_name("fwd_fp32_depthwise_t4x8c16_f3_m1_sr2_w2_v1")  # input row h0 + 2 * i + fy
     assert sliding_source_rows(fwd) == [(0, [(0, 0)]), (1, [(0, 1)]), (2, [(0, 2), (1, 0)]), (3, [(1, 1)]),
@@ -258,6 +282,9 @@ def test_sliding_rows_pair_each_source_row_with_the_rows_it_feeds():
     data = KernelConfig.from_name("bwd_data_fp32_depthwise_t4x8c16_f3_m1_sr1_w2_v1")  # gradient row oh0 + i - fy + 2
     assert sliding_source_rows(data) == [(0, [(0, 2)]), (1, [(0, 1), (1, 2)]), (2, [(0, 0), (1, 1), (2, 2)]),
                                          (3, [(1, 0), (2, 1), (3, 2)]), (4, [(2, 0), (3, 1)]), (5, [(3, 0)])]
+    strided = KernelConfig.from_name("bwd_data_fp32_depthwise_t4x8c16_f5_m1_sr2_w2_v1")  # oh0 + i - t + 2, t < 3
+    assert sliding_source_rows(strided) == [(0, [(0, 2)]), (1, [(0, 1), (1, 2)]), (2, [(0, 0), (1, 1), (2, 2)]),
+                                            (3, [(1, 0), (2, 1), (3, 2)]), (4, [(2, 0), (3, 1)]), (5, [(3, 0)])]
     weight = KernelConfig.from_name("bwd_weight_fp32_depthwise_t2x8c16_f3_m1_sr2_w2_v1_sk4")  # as fwd: h0 + 2 * i + fy
     assert sliding_source_rows(weight) == [(0, [(0, 0)]), (1, [(0, 1)]), (2, [(0, 2), (1, 0)]), (3, [(1, 1)]),
                                            (4, [(1, 2)])]
