@@ -24,10 +24,10 @@ CONFIG_FIELDS: dict[str, str] = {
     "multiplier": "depthwise: output channels per input channel (K), fixed at compile time; 0 otherwise",
     "group_channels": "depthwise: input channels per group (C; 1 for depthwise proper, more for tiny groups), fixed "
                       "at compile time; 0 otherwise",
-    "sliding_rows": "depthwise fwd (1 or 2) and bwd_data (1), tiny groups too, bwd_data (2: stride 2 x 2 by "
-                    "stride-residue classes, one channel per group) and bwd_weight (1 or 2, multiplier 1, one channel "
-                    "per group): each input row is loaded once per filter column and added into every output row it "
-                    "reaches, for that row stride and row dilation 1; 0 otherwise (each tap loads)",
+    "sliding_rows": "depthwise fwd (1 or 2) and bwd_data (1, or 2: stride 2 x 2 by stride-residue classes), tiny "
+                    "groups too, and bwd_weight (1 or 2, multiplier 1, one channel per group): each input row is "
+                    "loaded once per filter column and added into every output row it reaches, for that row stride "
+                    "and row dilation 1; 0 otherwise (each tap loads)",
     "tap_major": "igemm fwd/bwd_data: the reduction walks one filter tap per step, channels innermost, padding "
                  "each tap to block_k (else one flat walk over taps x channels)",
     "two_stage": "igemm bwd_weight with split_k > 1: splits store partial tiles in fp32 workspace slices that one "

@@ -46,12 +46,11 @@ class KernelConfig(BaseModel):
     depthwise proper, 2 or 4 for tiny groups) fixed at compile time; those four axes are 0 (not an axis) for the
     other algorithms. A depthwise config given without group_channels has one input channel per group.
 
-    `sliding_rows` S > 0 (depthwise fwd with S = 1 or 2 and bwd_data with S = 1, tiny groups too; bwd_data with
-    S = 2 and bwd_weight with S = 1 or 2, multiplier 1 for bwd_weight, both one channel per group) loads each input
-    row a pixel tile reaches once per filter column and adds it into every output row it reaches, one accumulator
-    per output row (bwd_weight: per filter row of its column), for row stride S and row dilation 1 (bwd_data at
-    S = 2: stride 2 x 2 and dilation 1, in the rows and columns of one stride-residue class of input pixels);
-    0 is the per-tap kernel (each tap loads).
+    `sliding_rows` S > 0 (depthwise fwd and bwd_data with S = 1 or 2, tiny groups too; bwd_weight with S = 1 or 2,
+    multiplier 1 and one channel per group) loads each input row a pixel tile reaches once per filter column and adds
+    it into every output row it reaches, one accumulator per output row (bwd_weight: per filter row of its column),
+    for row stride S and row dilation 1 (bwd_data at S = 2: stride 2 x 2 and dilation 1, in the rows and columns of
+    one stride-residue class of input pixels); 0 is the per-tap kernel (each tap loads).
 
     `tile_w` W > 0 on an igemm fwd (bwd_data) tma kernel: pixel boxes of stride-1 convolutions, a tile's rows a box
     of block_m / W output (input) rows x W columns of one image, the operand it reduces over read per tap as a box of
@@ -158,13 +157,11 @@ class KernelConfig(BaseModel):
         if self.filter_size % 2 == 0:
             raise ValueError(f"depthwise filter_size must be odd (the square filter it unrolls), "
                              f"got {self.filter_size}")
-        if self.sliding_rows and ((self.direction is Direction.bwd_data and self.sliding_rows == 2
-                                   and self.group_channels != 1)
-                                  or (self.direction is Direction.bwd_weight
-                                      and (self.multiplier != 1 or self.group_channels != 1))):
+        if self.sliding_rows and (self.direction is Direction.bwd_weight
+                                  and (self.multiplier != 1 or self.group_channels != 1)):
             raise ValueError("sliding_rows is an axis of the depthwise kernels: fwd with row stride 1 or 2, bwd_data "
-                             "with stride 1 (both tiny groups too) or stride 2 x 2 (one channel per group) and "
-                             "bwd_weight with row stride 1 or 2, multiplier "
+                             "with stride 1 or 2 x 2 (all tiny groups too) and bwd_weight with row stride 1 or 2, "
+                             "multiplier "
                              f"1 and one channel per group; got sliding_rows={self.sliding_rows} for "
                              f"{self.direction.value} with group_channels={self.group_channels}, "
                              f"multiplier={self.multiplier}")

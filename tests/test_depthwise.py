@@ -101,6 +101,16 @@ CASES = [
                                                               stride_w=2, pad_h=3, pad_w=2, dil_h=1, dil_w=1)),
     ("bwd_data_fp16_depthwise_t4x16c64_f5_m1_sr2_w4_v4", dict(N=2, G=12, K=1, Hi=11, Wi=12, Y=5, X=5, stride_h=2,
                                                                stride_w=2, pad_h=0, pad_w=2, dil_h=1, dil_w=1)),
+    # ... and for tiny groups (the filters taken apart): CPG 2 and 4, multipliers 1, 2 and 4.
+    ("bwd_data_fp32_depthwise_t4x8c16_f5_m2_cpg2_sr2_w2_v1", dict(N=2, G=19, C=2, K=2, Hi=15, Wi=13, Y=5, X=5,
+                                                                   stride_h=2, stride_w=2, pad_h=1, pad_w=2, dil_h=1,
+                                                                   dil_w=1)),
+    ("bwd_data_fp16_depthwise_t8x8c16_f7_m4_cpg4_sr2_w4_v8", dict(N=1, G=24, C=4, K=4, Hi=21, Wi=18, Y=7, X=7,
+                                                                   stride_h=2, stride_w=2, pad_h=3, pad_w=2, dil_h=1,
+                                                                   dil_w=1)),
+    ("bwd_data_fp32_depthwise_t4x8c8_f3_m1_cpg4_sr2_w2_v1", dict(N=2, G=5, C=4, K=1, Hi=12, Wi=15, Y=3, X=3,
+                                                                  stride_h=2, stride_w=2, pad_h=0, pad_w=1, dil_h=1,
+                                                                  dil_w=1)),
     # Sliding-rows bwd_weight (one program per filter column): row strides 1 and 2, W stride and dilation, split and
     # unsplit, groups no block divides, tiles cut by the image edge.
     ("bwd_weight_fp32_depthwise_t4x8c16_f5_m1_sr1_w2_v1_sk4", dict(N=2, G=19, K=1, Hi=11, Wi=13, Y=5, X=5,

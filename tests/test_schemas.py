@@ -127,20 +127,14 @@ def test_from_name_rejects_bad_names(name, message):
     (dict(direction="bwd_weight", algorithm="depthwise", block_k=1, num_stages=1, tile_w=8, filter_size=3,
           multiplier=1, group_channels=2, sliding_rows=1),
      "Value error, sliding_rows is an axis of the depthwise kernels: fwd with row stride 1 or 2, bwd_data with stride "
-     "1 (both tiny groups too) or stride 2 x 2 (one channel per group) and bwd_weight with row stride 1 or 2, "
-     "multiplier 1 and one channel per group; got "
+     "1 or 2 x 2 (all tiny groups too) and bwd_weight with row stride 1 or 2, multiplier 1 and one channel per "
+     "group; got "
      "sliding_rows=1 for bwd_weight with group_channels=2, multiplier=1"),
-    (dict(direction="bwd_data", algorithm="depthwise", block_k=1, num_stages=1, tile_w=8, filter_size=3,
-          multiplier=1, group_channels=2, sliding_rows=2),
-     "Value error, sliding_rows is an axis of the depthwise kernels: fwd with row stride 1 or 2, bwd_data with stride "
-     "1 (both tiny groups too) or stride 2 x 2 (one channel per group) and bwd_weight with row stride 1 or 2, "
-     "multiplier 1 and one channel per group; got "
-     "sliding_rows=2 for bwd_data with group_channels=2, multiplier=1"),
     (dict(direction="bwd_weight", algorithm="depthwise", block_k=1, num_stages=1, tile_w=8, filter_size=3,
           multiplier=2, sliding_rows=1),
      "Value error, sliding_rows is an axis of the depthwise kernels: fwd with row stride 1 or 2, bwd_data with stride "
-     "1 (both tiny groups too) or stride 2 x 2 (one channel per group) and bwd_weight with row stride 1 or 2, "
-     "multiplier 1 and one channel per group; got "
+     "1 or 2 x 2 (all tiny groups too) and bwd_weight with row stride 1 or 2, multiplier 1 and one channel per "
+     "group; got "
      "sliding_rows=1 for bwd_weight with group_channels=1, multiplier=2"),
 ])
 def test_kernel_config_validation(changes, message):
