@@ -13,10 +13,11 @@ def support_key(problem: Problem) -> tuple:
     """Every problem field unsupported_reason (and channel padding) reads: equal keys -> equal answers.
 
     Keep in step with unsupported_reason (stride and padding: the explicit GEMM kernels; row stride and row dilation:
-    the sliding-rows kernels); tests/test_api.py checks the invariance on random problems.
+    the sliding-rows kernels, column dilation too for the stride-2 bwd_data ones); tests/test_api.py checks the
+    invariance on random problems.
     """
     p = problem
-    return p.direction, p.dtype, p.G, p.C, p.K, p.Y, p.X, p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dil_h
+    return p.direction, p.dtype, p.G, p.C, p.K, p.Y, p.X, p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dil_h, p.dil_w
 
 
 def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:

@@ -104,10 +104,9 @@ def test_support_depends_only_on_the_support_key():
                       G=rng.choice([1, 2, 3, 32]), C=rng.choice([1, 3, 6, 8, 16, 24]), K=rng.choice([1, 5, 8, 32]),
                       Y=rng.choice([1, 3, 7]), X=rng.choice([1, 3, 5]), stride_h=rng.choice([1, 2]),
                       stride_w=rng.choice([1, 2]), pad_h=rng.choice([0, 1, 3]), pad_w=rng.choice([0, 1]),
-                      dil_h=rng.choice([1, 2]))
+                      dil_h=rng.choice([1, 2]), dil_w=rng.choice([1, 2]))
         a = gconv.Problem(N=1, Hi=15, Wi=11, **fields)
-        b = gconv.Problem(N=rng.choice([2, 32]), Hi=rng.randint(20, 90), Wi=rng.randint(20, 90),
-                          dil_w=rng.choice([1, 2]), **fields)
+        b = gconv.Problem(N=rng.choice([2, 32]), Hi=rng.randint(20, 90), Wi=rng.randint(20, 90), **fields)
         assert support_key(a) == support_key(b)
         for entry in entries:
             if entry.config.direction is a.direction and entry.config.dtype is a.dtype:

@@ -454,3 +454,31 @@ def test_odd_group_counts_keep_the_odd_channel_shapes_and_avoid_the_excluded_pro
     every = {p for path in (REPO_ROOT / "bench" / "problems").glob("*.csv") for p in read_problems(path)}
     drawn = read_problems(REPO_ROOT / "bench" / "problems" / "train-odd-groups-seed1-synthetic-bf16.csv")
     assert drawn == odd_channel_problems(24, seed=1, odd_groups=True, excluded=frozenset(every - set(drawn)))
+
+
+@pytest.mark.parametrize("variable, rule", [("STRIDED_DEPTHWISE_SWEEPS", "depthwise-strided-sliding-bwd-data"),
+                                            ("STRIDED_TINY_SWEEPS", "tiny-groups-strided-sliding-bwd-data")])
+def test_strided_sliding_sweep_lists_name_every_sweep_whose_problems_those_kernels_run(variable, rule):
+    """bench/device_strided_sliding_adopt.sh resumes only these sweeps (the others need not travel): each must be an
+    ALL_SWEEPS pair whose problems some `default` kernel of the rule runs, and none of those pairs may be missing."""
+    import re
+
+    from gconv.runtime.registry import entries_by_name
+    from gconv.runtime.support import unsupported_reason
+
+    text = (REPO_ROOT / "bench" / "device_setup.sh").read_text()
+    def pairs(name):
+        return re.search(rf'^{name}="(.*?)"', text, re.S | re.M).group(1).split()
+
+    kinds = {}  # support depends on these axes, not on the tile
+    for entry in entries_by_name("default").values():
+        c = entry.config
+        if entry.rule == rule:
+            kinds.setdefault((c.dtype, c.filter_size, c.multiplier, c.group_channels, c.vector_width), c)
+    assert len(kinds) >= 18
+
+    def runs(pair):
+        problems = read_problems(REPO_ROOT / "bench" / "problems" / f"{pair.split(':')[1]}.csv")
+        return any(unsupported_reason(config, problem) is None for problem in problems
+                   if problem.direction.value == "bwd_data" for config in kinds.values())
+    assert pairs(variable) == [pair for pair in pairs("ALL_SWEEPS") if runs(pair)]

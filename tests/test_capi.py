@@ -350,8 +350,8 @@ def _device_problem(entry, aligned: bool = True):
     if c.algorithm.value == "depthwise":  # C/G and K/G fixed by the kernel; 16 (24) groups fill any vector width
         groups, channels, filters = (16 if aligned else 24), c.group_channels, c.multiplier
         shape.update(Y=c.filter_size, X=c.filter_size)
-        if c.sliding_rows:  # built for one row stride; bwd_data for stride 1 along W too
-            shape.update(stride_h=c.sliding_rows, stride_w=1 if c.direction.value == "bwd_data" else 2)
+        if c.sliding_rows:  # built for one row stride; bwd_data for the same stride along W
+            shape.update(stride_h=c.sliding_rows, stride_w=c.sliding_rows if c.direction.value == "bwd_data" else 2)
     elif c.algorithm.value == "direct":
         channels, groups = (1, max(16, c.vector_width) + (0 if aligned else 8)) if c.vector_width > 1 else (5, 3)
         filters = channels

@@ -52,6 +52,8 @@ SHAPES = {
                           dil_h=1, dil_w=2),
     "multiplier-s2x2": dict(N=1, G=5, C=1, K=2, Hi=12, Wi=9, Y=3, X=3, stride_h=2, stride_w=2, pad_h=0, pad_w=1,
                             dil_h=1, dil_w=1),
+    "multiplier-s2x2-p1": dict(N=2, G=7, C=1, K=2, Hi=11, Wi=13, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1,
+                               dil_h=1, dil_w=1),
     # Tiny groups (C = 2, 4), for the depthwise family's tiny-group kernels.
     "tiny-groups-s2": dict(N=2, G=8, C=2, K=2, Hi=9, Wi=11, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1,
                            dil_h=1, dil_w=1),

@@ -110,9 +110,14 @@ static const char *depthwise_reason(const gconv_config *c, const gconv_prob *p, 
                (long long)p->G);
     }
     if (c->sliding_rows) {
-        if (c->direction == GCONV_DIRECTION_BWD_DATA && (p->stride_h != 1 || p->stride_w != 1)) {
-            REJECT("this sliding-rows bwd_data kernel needs stride 1x1, got %lldx%lld", (long long)p->stride_h,
-                   (long long)p->stride_w);
+        if (c->direction == GCONV_DIRECTION_BWD_DATA
+            && (p->stride_h != c->sliding_rows || p->stride_w != c->sliding_rows)) {
+            REJECT("this sliding-rows bwd_data kernel needs stride %dx%d, got %lldx%lld", c->sliding_rows,
+                   c->sliding_rows, (long long)p->stride_h, (long long)p->stride_w);
+        }
+        if (c->direction == GCONV_DIRECTION_BWD_DATA && c->sliding_rows > 1 && (p->dil_h != 1 || p->dil_w != 1)) {
+            REJECT("this sliding-rows bwd_data kernel needs dilation 1x1, got %lldx%lld", (long long)p->dil_h,
+                   (long long)p->dil_w);
         }
         if (p->stride_h != c->sliding_rows) {
             REJECT("this sliding-rows kernel is built for row stride %d, got stride_h=%lld", c->sliding_rows,
