@@ -76,7 +76,7 @@ def test_example_runs_and_passes(name, tmp_path):
         assert re.search(pattern, done.stdout, re.MULTILINE), f"{pattern!r} not in output:\n{output}"
     if name == "05_registry_export.py":
         document = json.loads((tmp_path / "registry.json").read_text())
-        assert document["rule_set"] == "tiny" and document["count"] == len(document["kernels"]) == 57
+        assert document["rule_set"] == "tiny" and document["count"] == len(document["kernels"]) == 58
         assert {"name", "axes", "archs"} <= set(document["kernels"][0])
         assert document["kernels"][0]["axes"]["direction"] in document["kernels"][0]["name"]
 
