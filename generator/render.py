@@ -74,13 +74,12 @@ def sliding_source_rows(config: KernelConfig) -> list[tuple[int, list[tuple[int,
     feeds. fwd and bwd_weight read input row h0 + j, where j = i * S + fy (S the row stride); bwd_data reads
     output-gradient row oh0 + j, where j = i - t + T - 1 for row t of the T filter rows that reach a stride-residue
     class of rows (the filter runs backwards; at stride 1 T is the filter size and t the filter row)."""
+    backward = config.direction is Direction.bwd_data
+    taps = class_taps(config) if backward else config.filter_size
     rows: dict[int, list[tuple[int, int]]] = {}
     for i in range(config.tile_h):
-        for fy in range(class_taps(config) if config.direction is Direction.bwd_data else config.filter_size):
-            if config.direction is Direction.bwd_data:
-                j = i - fy + class_taps(config) - 1
-            else:
-                j = i * config.sliding_rows + fy
+        for fy in range(taps):
+            j = i - fy + taps - 1 if backward else i * config.sliding_rows + fy
             rows.setdefault(j, []).append((i, fy))
     return sorted(rows.items())
 

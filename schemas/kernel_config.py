@@ -157,12 +157,11 @@ class KernelConfig(BaseModel):
         if self.filter_size % 2 == 0:
             raise ValueError(f"depthwise filter_size must be odd (the square filter it unrolls), "
                              f"got {self.filter_size}")
-        if self.sliding_rows and (self.direction is Direction.bwd_weight
-                                  and (self.multiplier != 1 or self.group_channels != 1)):
+        if (self.sliding_rows and self.direction is Direction.bwd_weight
+                and (self.multiplier != 1 or self.group_channels != 1)):
             raise ValueError("sliding_rows is an axis of the depthwise kernels: fwd with row stride 1 or 2, bwd_data "
                              "with stride 1 or 2 x 2 (all tiny groups too) and bwd_weight with row stride 1 or 2, "
-                             "multiplier "
-                             f"1 and one channel per group; got sliding_rows={self.sliding_rows} for "
+                             f"multiplier 1 and one channel per group; got sliding_rows={self.sliding_rows} for "
                              f"{self.direction.value} with group_channels={self.group_channels}, "
                              f"multiplier={self.multiplier}")
 
