@@ -30,13 +30,18 @@ DEVICE_SETUP = REPO_ROOT / "bench" / "device_setup.sh"
 RESULTS = REPO_ROOT / "bench" / "results"
 
 
+def sweep_pairs(setup_text: str, name: str = "ALL_SWEEPS") -> list[str]:
+    """The RESULT:PROBLEMS pairs of the list NAME="..." in a device setup script's text, in its order."""
+    match = re.search(rf'^{name}="([^"]*)"', setup_text, re.MULTILINE)
+    if match is None:
+        raise ValueError(f"no {name}=\"...\" list in the device setup script")
+    return match.group(1).split()
+
+
 def all_sweep_files(setup_text: str, results: Path = RESULTS) -> list[Path]:
     """The CSVs of ALL_SWEEPS="RESULT:PROBLEMS ..." in a device setup script's text (results/RESULT.csv), sorted, each
     once (a result measured from two problem files is listed twice there)."""
-    match = re.search(r'^ALL_SWEEPS="([^"]*)"', setup_text, re.MULTILINE)
-    if match is None:
-        raise ValueError("no ALL_SWEEPS=\"...\" list in the device setup script")
-    return sorted({results / f"{pair.split(':')[0]}.csv" for pair in match.group(1).split()})
+    return sorted({results / f"{pair.split(':')[0]}.csv" for pair in sweep_pairs(setup_text)})
 
 
 def sweep_rows(files: list[Path], without: str | None = None) -> list[dict]:

@@ -352,8 +352,9 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "group_channels": config.group_channels,
         "sliding_rows": config.sliding_rows,
         "source_rows": sliding_source_rows(config) if config.sliding_rows else [],
+        # sliding-rows bwd_data at stride > 1: the sub-filter rows reaching a class (empty for every other kernel)
         "class_taps": (list(range(class_taps(config)))
-                       if config.sliding_rows and config.direction is Direction.bwd_data else []),
+                       if config.sliding_rows > 1 and config.direction is Direction.bwd_data else []),
         "output_rows": list(range(config.tile_h)),
         "taps": list(range(config.filter_size)),  # depthwise bwd_weight: one accumulator per tap of a filter row
         "tap_loop": decided["tap_loop"],

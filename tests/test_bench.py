@@ -461,15 +461,11 @@ def test_odd_group_counts_keep_the_odd_channel_shapes_and_avoid_the_excluded_pro
 def test_strided_sliding_sweep_lists_name_every_sweep_whose_problems_those_kernels_run(variable, rule):
     """bench/device_strided_sliding_adopt.sh resumes only these sweeps (the others need not travel): each must be an
     ALL_SWEEPS pair whose problems some `default` kernel of the rule runs, and none of those pairs may be missing."""
-    import re
-
+    from gconv.bench.summarise_sweeps import DEVICE_SETUP, sweep_pairs
     from gconv.runtime.registry import entries_by_name
     from gconv.runtime.support import unsupported_reason
 
-    text = (REPO_ROOT / "bench" / "device_setup.sh").read_text()
-    def pairs(name):
-        return re.search(rf'^{name}="(.*?)"', text, re.S | re.M).group(1).split()
-
+    text = DEVICE_SETUP.read_text()
     kinds = {}  # support depends on these axes, not on the tile
     for entry in entries_by_name("default").values():
         c = entry.config
@@ -481,4 +477,4 @@ def test_strided_sliding_sweep_lists_name_every_sweep_whose_problems_those_kerne
         problems = read_problems(REPO_ROOT / "bench" / "problems" / f"{pair.split(':')[1]}.csv")
         return any(unsupported_reason(config, problem) is None for problem in problems
                    if problem.direction.value == "bwd_data" for config in kinds.values())
-    assert pairs(variable) == [pair for pair in pairs("ALL_SWEEPS") if runs(pair)]
+    assert sweep_pairs(text, variable) == [pair for pair in sweep_pairs(text) if runs(pair)]
