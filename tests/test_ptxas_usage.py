@@ -42,6 +42,10 @@ def test_the_rolled_multiplier_4_kernel_does_not_spill():
     # masked channel run was loaded and stored 2 bytes at a time, now in 16-byte asynchronous copies.
     ("bwd_data_bf16_igemm_m128n32k32_w4_s3_ms_g1_v8_mg1", dict(G=16, C=24, K=24, Hi=128, Wi=128),
      {"LDGSTS.E.BYPASS.128": 15, "STG.E.128": 4}),
+    # G * C = 456, the row stride, not a multiple of 16 either: the store went 2 bytes at a time (32 STG.E.U16, each
+    # element's pixel decoded in the store's layout) until it said its offsets come VEC at a time (session 46).
+    ("bwd_data_bf16_igemm_m128n32k32_w4_s3_ms_g1_v8_mg1", dict(G=19, C=24, K=24, Hi=64, Wi=64, stride_h=2, stride_w=2),
+     {"LDGSTS.E.BYPASS.128": 15, "STG.E.128": 4}),
     # Tiny groups, G = 8: the [pixels, G * C/G] input tile in two 16-byte loads a tap (eight 4-byte ones before);
     # the one 2-byte load is a weight.
     ("fwd_bf16_depthwise_t4x8c16_f7_m2_cpg2_w2_v8", dict(G=8, C=2, K=2, Hi=128, Wi=128, Y=7, X=7, pad_h=3, pad_w=3),

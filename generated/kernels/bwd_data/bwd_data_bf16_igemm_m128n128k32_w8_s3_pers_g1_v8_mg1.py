@@ -98,7 +98,7 @@ def _conv_tile(
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     # Each lane's (filt, ty, tx) -- tap (fy0 + ty * fy_step, fx0 + tx * fx_step) -- is advanced by BLOCK_K =
     # step_taps * group_filters + step_filters per step by compare-and-subtract; a row's class pixel (qh, qw) plus a
-    # lane's tap offset is its dY pixel, so no element is divided (the tap offsets divide exactly, per lane).
+    # lane's tap offset is its dY pixel, so no element is divided.
     offs_k = tl.arange(0, BLOCK_K)
     filt = offs_k % group_filters
     ty = offs_k // group_filters // fx_divisor
@@ -109,13 +109,19 @@ def _conv_tile(
     step_tx = step_taps - step_ty * fx_divisor
     qh = (offs_q // Wq) % Hq
     qw = offs_q % Wq
+    # The class's taps lie fy_step * dil_h rows apart, a multiple of stride_h: tap ty's dY row offset is
+    # dh0 - ty * dh_step (likewise columns), so no lane divides by the stride.
+    dh0 = (residue // stride_w + pad_h - fy0 * dil_h) // stride_h
+    dh_step = fy_step * dil_h // stride_h
+    dw0 = (residue % stride_w + pad_w - fx0 * dil_w) // stride_w
+    dw_step = fx_step * dil_w // stride_w
     for k0 in range(0, gemm_k, BLOCK_K):
         mask_k = ty < fy_count  # the lane's reduction index k0 + lane < gemm_k
         fy = fy0 + ty * fy_step
         fx = fx0 + tx * fx_step
         # A: dY at the output pixel each tap maps to: the class pixel moved by the tap's exact offset.
-        ho = qh[:, None] + ((residue // stride_w + pad_h - fy * dil_h) // stride_h)[None, :]
-        wo = qw[:, None] + ((residue % stride_w + pad_w - fx * dil_w) // stride_w)[None, :]
+        ho = qh[:, None] + (dh0 - ty * dh_step)[None, :]
+        wo = qw[:, None] + (dw0 - tx * dw_step)[None, :]
         a_mask = mask_m[:, None] & mask_k[None, :] & (ho >= 0) & (wo >= 0) & (ho < Ho) & (wo < Wo)
         a_offs = dy_pixel[:, None] + ho * syh + wo * syw + ((g0 * K + filt) * syk)[None, :]
         a_offs = tl.max_contiguous(tl.multiple_of(a_offs, [1, VEC]), [1, VEC])
@@ -136,6 +142,9 @@ def _conv_tile(
         ty += carry.to(tl.int32)
 
     dx_offs = (n * sxn + hi * sxh + wi * sxw)[:, None] + ((g0 * C + offs_n) * sxc)[None, :]
+    # Rows start at multiples of VEC (C % VEC == 0): stored VEC channels at a time, not one (the compiler knows it
+    # only where G * C is a multiple of 16, and storing element by element also decoded every element's pixel).
+    dx_offs = tl.max_contiguous(tl.multiple_of(dx_offs, [1, VEC]), [1, VEC])
     tl.store(dx_ptr + dx_offs, acc.to(dx_ptr.dtype.element_ty), mask=mask_m[:, None] & mask_n[None, :])
 
 

@@ -132,6 +132,9 @@ def _conv_tile(
         acc = tl.dot(a, b, acc)
 
     dx_offs = (n * sxn + hi * sxh + wi * sxw)[:, None] + ((g0 * C + offs_n) * sxc)[None, :]
+    # Rows start at multiples of VEC (C % VEC == 0): stored VEC channels at a time, not one (the compiler knows it
+    # only where G * C is a multiple of 16, and storing element by element also decoded every element's pixel).
+    dx_offs = tl.max_contiguous(tl.multiple_of(dx_offs, [1, VEC]), [1, VEC])
     tl.store(dx_ptr + dx_offs, acc.to(dx_ptr.dtype.element_ty), mask=mask_m[:, None] & mask_n[None, :])
 
 
