@@ -1,18 +1,23 @@
 """Row by row: how the times of the (problem, kernel) pairs two `gconv bench sweep` CSVs share compare, e.g. rows of
 unchanged kernels measured again another way (`--overlap-compile`) against the committed ones.
 
-    python bench/compare_rows.py BEFORE.csv AFTER.csv [--where EXPR]
+    python bench/compare_rows.py BEFORE.csv AFTER.csv [--where EXPR] [--by FIELD]
+    python bench/compare_rows.py --rev REV FILE.csv [FILE.csv ...] [--where EXPR] [--by FIELD]
 
 --where selects rows as `bench/drop_rows.py` does (problem columns and the kernel's axes; cuDNN rows have algorithm
-'vendor'). Per direction: pairs, and the geometric mean, P10, median and P90 of AFTER / BEFORE over the pairs both
-files time ("ok" rows). A measurement method that changes nothing leaves the geomean near 1 and the spread at the
-noise of measuring twice.
+'vendor'). Per direction (and value of --by, one of the fields --where reads, e.g. shape_class): pairs, and the
+geometric mean, P10, median and P90 of AFTER / BEFORE over the pairs both files time ("ok" rows). A measurement
+method that changes nothing leaves the geomean near 1 and the spread at the noise of measuring twice. With --rev,
+each FILE (a path in this repository) is AFTER and its committed version at git revision REV is BEFORE, the pairs
+of every file pooled: rows measured again after their kernels changed, against the rows they replaced.
 """
 from __future__ import annotations
 
 import argparse
 import math
+import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -23,11 +28,12 @@ from gconv.schemas.expressions import parse
 from gconv.tables import table
 
 sys.path.insert(0, str(Path(__file__).parent))
-from drop_rows import row_matches  # noqa: E402
+from drop_rows import row_fields, row_matches  # noqa: E402
 
 
-def ratios(before: Path, after: Path, where: str | None = None) -> dict[str, list[float]]:
-    """direction -> AFTER / BEFORE time of every (problem, kernel) both files time ("ok" rows) that where selects."""
+def ratios(before: Path, after: Path, where: str | None = None, by: str | None = None) -> dict[str, list[float]]:
+    """direction (with ' FIELD-value' for by) -> AFTER / BEFORE time of every (problem, kernel) both files time ("ok"
+    rows) that where selects."""
     for path in (before, after):
         if not path.is_file():
             raise OSError(f"{path}: no such file")
@@ -40,8 +46,33 @@ def ratios(before: Path, after: Path, where: str | None = None) -> dict[str, lis
             continue
         if expression is not None and not row_matches(expression, row):
             continue
-        out[row["direction"]].append(float(row["time_ms"]) / old[key])
+        group = row["direction"]
+        if by is not None:
+            fields = row_fields(row)
+            if by not in fields:
+                raise ValueError(f"--by {by!r} is not a row field; known: {', '.join(sorted(fields))}")
+            group = f"{group} {fields[by]}"
+        out[group].append(float(row["time_ms"]) / old[key])
     return dict(sorted(out.items()))
+
+
+def committed_ratios(revision: str, files: list[Path], where: str | None = None,
+                     by: str | None = None) -> dict[str, list[float]]:
+    """ratios of each file against its version at a git revision, pooled over the files."""
+    pooled = defaultdict(list)
+    for path in files:
+        if not path.is_file():
+            raise OSError(f"{path}: no such file")
+        shown = subprocess.run(["git", "show", f"{revision}:./{path.name}"], cwd=path.resolve().parent,
+                               capture_output=True)
+        if shown.returncode != 0:
+            raise OSError(f"{path}: not in git revision {revision}: {shown.stderr.decode().strip()}")
+        with tempfile.TemporaryDirectory() as scratch:
+            before = Path(scratch) / path.name
+            before.write_bytes(shown.stdout)
+            for group, values in ratios(before, path, where, by).items():
+                pooled[group] += values
+    return dict(sorted(pooled.items()))
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -51,18 +82,25 @@ def quantile(values: list[float], q: float) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("before", type=Path)
-    parser.add_argument("after", type=Path)
+    parser.add_argument("files", type=Path, nargs="+", help="BEFORE.csv AFTER.csv, or with --rev the files")
+    parser.add_argument("--rev", help="compare each file with its committed version at this git revision")
     parser.add_argument("--where", help="only these rows (an expression, as bench/drop_rows.py)")
+    parser.add_argument("--by", help="also group by this row field (e.g. shape_class, stride_h)")
     args = parser.parse_args(argv)
+    if args.rev is None and len(args.files) != 2:
+        parser.error("give BEFORE.csv AFTER.csv, or --rev REV and the files")
     try:
-        by_direction = ratios(args.before, args.after, args.where)
+        if args.rev is None:
+            groups = ratios(*args.files, args.where, args.by)
+        else:
+            groups = committed_ratios(args.rev, args.files, args.where, args.by)
     except (OSError, ValueError, GconvError) as error:
         print(f"compare_rows: {error}", file=sys.stderr)
         return 2
-    rows = [[direction, len(v), f"{geomean(v):.3f}", f"{quantile(v, 0.1):.3f}", f"{quantile(v, 0.5):.3f}",
-             f"{quantile(v, 0.9):.3f}"] for direction, v in by_direction.items()]
-    print(table(["direction", "pairs", "geomean after/before", "P10", "median", "P90"], rows))
+    rows = [[group, len(v), f"{geomean(v):.3f}", f"{quantile(v, 0.1):.3f}", f"{quantile(v, 0.5):.3f}",
+             f"{quantile(v, 0.9):.3f}"] for group, v in groups.items()]
+    print(table(["direction" if args.by is None else f"direction {args.by}", "pairs", "geomean after/before", "P10",
+                 "median", "P90"], rows))
     return 0
 
 

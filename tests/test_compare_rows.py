@@ -1,9 +1,12 @@
 """bench/compare_rows.py: AFTER / BEFORE per shared (problem, kernel) row, on hand-made sweep files."""
 import math
+import subprocess
+
+import pytest
 
 from gconv.bench.rows import ROW_FIELDS
 
-from bench.compare_rows import main, quantile, ratios
+from bench.compare_rows import committed_ratios, main, quantile, ratios
 
 SHAPE = dict(dtype="fp16", N="1", G="2", C="4", K="4", Hi="8", Wi="8", Y="3", X="3", stride_h="1", stride_w="1",
              pad_h="1", pad_w="1", dil_h="1", dil_w="1", shape_class="C/G<=16", tflops="1", gbs="1", roofline_pct="1",
@@ -39,3 +42,40 @@ def test_a_missing_file_is_named(tmp_path, capsys):
     before = write(tmp_path / "before.csv", [])
     assert main([str(before), str(tmp_path / "nowhere.csv")]) == 2
     assert capsys.readouterr().err == f"compare_rows: {tmp_path / 'nowhere.csv'}: no such file\n"
+
+
+def test_by_groups_within_a_direction_and_names_an_unknown_field(tmp_path):
+    before = write(tmp_path / "before.csv", [("fwd", "p1", IGEMM, "ok", 1.0), ("fwd", "p1", DIRECT, "ok", 2.0)])
+    after = write(tmp_path / "after.csv", [("fwd", "p1", IGEMM, "ok", 0.5), ("fwd", "p1", DIRECT, "ok", 3.0)])
+    assert ratios(before, after, by="algorithm") == {"fwd direct": [1.5], "fwd igemm": [0.5]}
+    with pytest.raises(ValueError) as raised:
+        ratios(before, after, by="colour")
+    assert str(raised.value) == (
+        "--by 'colour' is not a row field; known: C, G, Hi, K, N, Wi, X, Y, algorithm, block_k, block_m, block_n, "
+        "dil_h, dil_w, direction, dtype, explicit_gemm, filter_size, group_channels, groups_to_merge, last_arrival, "
+        "multiplier, num_stages, num_warps, pad_h, pad_w, pipeline, raster_group, shape_class, sliding_rows, split_k, "
+        "status, stride_h, stride_w, tap_major, tile_w, time_ms, two_stage, vector_width")
+
+
+def test_rev_pools_each_file_against_its_committed_version(tmp_path, capsys):
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "sub").mkdir()
+    first = write(tmp_path / "a.csv", [("fwd", "p1", IGEMM, "ok", 1.0), ("bwd_data", "p2", IGEMM, "ok", 2.0)])
+    second = write(tmp_path / "sub" / "b.csv", [("fwd", "p3", IGEMM, "ok", 4.0)])
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "rows"], check=True)
+    write(first, [("fwd", "p1", IGEMM, "ok", 0.5), ("bwd_data", "p2", IGEMM, "ok", 2.0)])
+    write(second, [("fwd", "p3", IGEMM, "ok", 1.0)])
+    assert committed_ratios("HEAD", [first, second]) == {"bwd_data": [1.0], "fwd": [0.5, 0.25]}
+    assert main(["--rev", "HEAD", str(first), str(second), "--where", "direction == 'fwd'"]) == 0
+    assert capsys.readouterr().out.splitlines()[2].split() == ["fwd", "2", "0.354", "0.250", "0.500", "0.500"]
+    untracked = write(tmp_path / "c.csv", [])
+    assert main(["--rev", "HEAD", str(untracked)]) == 2
+    assert capsys.readouterr().err.startswith(f"compare_rows: {untracked}: not in git revision HEAD: ")
+
+
+def test_without_rev_two_files_are_needed(capsys):
+    with pytest.raises(SystemExit):
+        main(["only.csv"])
+    assert "give BEFORE.csv AFTER.csv, or --rev REV and the files" in capsys.readouterr().err
