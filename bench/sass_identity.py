@@ -20,7 +20,9 @@ from pathlib import Path
 from gconv.paths import REPO_ROOT
 from gconv.schemas import Problem
 
+from .candidates import runnable_entries
 from .problems import read_problems
+from .ptxas_usage import cuobjdump, specialised_cubin
 
 
 def source_at(revision: str, path: str) -> str:
@@ -38,8 +40,6 @@ def changed_sources(revision: str) -> set[str]:
 
 def sass_of(source_text: str, problem: Problem, arch: str) -> str:
     """The SASS of a kernel source compiled for problem's JIT specialisation."""
-    from .ptxas_usage import cuobjdump, specialised_cubin
-
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "kernel.py"
         path.write_text(source_text)
@@ -67,8 +67,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args(argv)
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    from .candidates import runnable_entries
-
     changed = changed_sources(args.base)
     problems = [p for path in args.problems for p in read_problems(path)]
     jobs = [(args.base, entry.source, entry.name, problem, args.arch) for problem in problems
