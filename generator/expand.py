@@ -56,7 +56,8 @@ def rule_candidates(rule: Rule, arch: ArchSpec) -> Iterator[dict]:
                 rule.multipliers or [0], depthwise_group_channels(rule), rule.tap_major, rule.two_stage,
                 rule.explicit_gemm, rule.sliding_rows,
             ):
-                for last_arrival in rule.last_arrival if split > 1 else [False]:
+                for last_arrival, aligned_k in itertools.product(rule.last_arrival if split > 1 else [False],
+                                                                 rule.aligned_k):
                     yield dict(
                         direction=direction, dtype=dtype, algorithm=rule.algorithm, block_m=tile.block_m,
                         block_n=tile.block_n, block_k=block_k, num_warps=warps, num_stages=stages, pipeline=pipeline,
@@ -64,7 +65,7 @@ def rule_candidates(rule: Rule, arch: ArchSpec) -> Iterator[dict]:
                         groups_to_merge=merge, split_k=split, tile_w=tile_w, filter_size=filter_size,
                         multiplier=multiplier, group_channels=group_channels, tap_major=tap_major,
                         two_stage=two_stage, explicit_gemm=explicit_gemm, sliding_rows=sliding_rows,
-                        last_arrival=last_arrival,
+                        last_arrival=last_arrival, aligned_k=aligned_k,
                     )
 
 

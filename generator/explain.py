@@ -41,6 +41,7 @@ def axis_mismatch(rule: Rule, config: KernelConfig, arch: ArchSpec) -> str | Non
         ("group_channels", config.group_channels, depthwise_group_channels(rule)),
         ("sliding_rows", config.sliding_rows, rule.sliding_rows),
         ("last_arrival", config.last_arrival, rule.last_arrival if config.split_k > 1 else [False]),
+        ("aligned_k", config.aligned_k, rule.aligned_k),
     ]
     for axis, value, allowed in more:
         if value not in allowed:

@@ -340,6 +340,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "tap_major": config.tap_major,
         "two_stage": config.two_stage,
         "last_arrival": config.last_arrival,
+        "aligned_k": config.aligned_k,
         "explicit_gemm": config.explicit_gemm,
         "streamk": config.pipeline is Pipeline.streamk,
         # fp32 operands go through tensor cores as TF32, as cuDNN does by default for convolutions.

@@ -20,12 +20,13 @@ from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig, Pipeline
 from .analytic import (LAUNCH_LATENCY_S, PERSISTENT_GAIN, estimate, memory_efficiency, padded_reduction,
                        padding_copy_seconds, peak_flops, problem_bytes, resident_blocks_per_sm)
 
-FEATURE_VERSION = 11  # 2: the depthwise algorithm (algorithm_depthwise, tile_w, filter_size, multiplier); 3: tap_major;
+FEATURE_VERSION = 12  # 2: the depthwise algorithm (algorithm_depthwise, tile_w, filter_size, multiplier); 3: tap_major;
 # 4: two_stage; 5: pipeline_streamk; 6: explicit_gemm; 7: sliding_rows; 8: waste_m / waste_n of the direct and depthwise
 # kernels (fwd, bwd_data) count their pixel and channel blocks' padding (they were 1); 9: vendor (the cuDNN candidate);
 # 10: the analytic seconds and memory seconds of a padded candidate include channel padding's copies (as the rule's
 # predicted time does); 11: last_arrival (a split's twins that reduce by last arrival, beside the atomic ones in the
-# same pool since the igemm twins: without it their rows were equal and the name order always chose the atomic one)
+# same pool since the igemm twins: without it their rows were equal and the name order always chose the atomic one);
+# 12: aligned_k (the forward twins that store whole vectors, beside their bases for K % VEC == 0, K % 16 != 0)
 
 PROBLEM_FEATURES = ["N", "G", "C", "K", "Hi", "Wi", "Ho", "Wo", "Y", "X", "stride_h", "stride_w", "pad_h", "pad_w",
                     "dil_h", "dil_w", "log2_gemm_m", "log2_gemm_n", "log2_gemm_k", "log2_flops", "log2_bytes",
@@ -33,7 +34,7 @@ PROBLEM_FEATURES = ["N", "G", "C", "K", "Hi", "Wi", "Ho", "Wo", "Y", "X", "strid
 KERNEL_FEATURES = ["direct", "block_m", "block_n", "block_k", "num_warps", "num_stages", "pipeline_tma",
                    "pipeline_persistent", "raster_group", "vector_width", "groups_to_merge", "split_k", "algorithm_depthwise",
                    "tile_w", "filter_size", "multiplier", "tap_major", "two_stage", "pipeline_streamk",
-                   "explicit_gemm", "sliding_rows", "last_arrival"]
+                   "explicit_gemm", "sliding_rows", "last_arrival", "aligned_k"]
 DERIVED_FEATURES = ["log2_programs", "waves", "tail_utilisation", "waste_m", "waste_n", "waste_k", "log2_padded_work",
                     "work_per_program", "channel_padding_growth", "log2_analytic_seconds",
                     "log2_analytic_compute_s", "log2_analytic_memory_s"]
@@ -57,7 +58,7 @@ def kernel_features(config: KernelConfig) -> list[float]:
             float(c.pipeline is Pipeline.tma), float(c.pipeline is Pipeline.persistent), c.raster_group,
             c.vector_width, c.groups_to_merge, c.split_k, float(c.algorithm is Algorithm.depthwise), c.tile_w,
             c.filter_size, c.multiplier, float(c.tap_major), float(c.two_stage), float(c.pipeline is Pipeline.streamk),
-            float(c.explicit_gemm), c.sliding_rows, float(c.last_arrival)]
+            float(c.explicit_gemm), c.sliding_rows, float(c.last_arrival), float(c.aligned_k)]
 
 
 def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,

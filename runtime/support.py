@@ -38,6 +38,8 @@ def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
     for field in config.vector_aligned_sizes:
         if getattr(problem, field) % v:
             return f"vector width {v} needs {field} % {v} == 0 ({field}={getattr(problem, field)})"
+    if config.aligned_k and problem.K % 16 == 0:
+        return f"aligned_k twins run only K % 16 != 0 (K={problem.K}): their bases store whole vectors there"
     if config.groups_to_merge > problem.G:
         return f"merges {config.groups_to_merge} groups but the problem has G={problem.G}"
     if config.explicit_gemm:

@@ -36,6 +36,9 @@ CONFIG_FIELDS: dict[str, str] = {
                     "workspace the runtime keeps and count their arrivals; the last split of each output block casts "
                     "the sums into the result and zeroes the workspace again (else the runtime zeroes a workspace and "
                     "casts it, two more kernels)",
+    "aligned_k": "igemm fwd of vector width > 1: reads K per group as a multiple of the vector width, so the output is "
+                 "stored whole vectors at a time; runs only problems whose K is a multiple of it but not of 16 (with "
+                 "K % 16 == 0 the compiler sees the alignment and the plain kernel stores whole vectors already)",
     "explicit_gemm": "igemm fwd for 1x1, stride-1, unpadded convolutions: the pixels are the GEMM rows as they lie in "
                      "memory (with tma, the input is read through a 2-D tensor descriptor too)",
 }

@@ -26,6 +26,7 @@ _NAME_RE = re.compile(
     r"^(?P<direction>fwd|bwd_data|bwd_weight)_(?P<dtype>fp16|bf16|fp32)_(?:"
     r"igemm_m(?P<bm>\d+)n(?P<bn>\d+)k(?P<bk>\d+)_w(?P<iw>\d+)_s(?P<stages>\d+)_(?P<pipe>ms|tma|pers|strk)"
     r"_g(?P<raster>\d+)_v(?P<iv>\d+)_mg(?P<merge>\d+)(?P<tm>_tm)?(?P<xg>_xg)?(?:_px(?P<ph>\d+)x(?P<pw>\d+))?"
+    r"(?P<ak>_ak)?"
     r"|direct_p(?P<bp>\d+)c(?P<bc>\d+)_w(?P<dw>\d+)_v(?P<dv>\d+)"
     r"|depthwise_t(?P<th>\d+)x(?P<tw>\d+)c(?P<gc>\d+)_f(?P<fs>\d+)_m(?P<mult>\d+)"
     r"(?:_cpg(?P<cpg>\d+))?(?:_sr(?P<sr>\d+))?"
@@ -87,6 +88,7 @@ class KernelConfig(BaseModel):
     two_stage: bool = False
     explicit_gemm: bool = False
     last_arrival: bool = False
+    aligned_k: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -125,6 +127,10 @@ class KernelConfig(BaseModel):
                              "persistent (splits add into a zeroed fp32 workspace the runtime keeps; the last split of "
                              "each output block to finish casts the sums into the result and zeroes the workspace "
                              "again)")
+        if self.aligned_k and (self.algorithm is not Algorithm.igemm or self.direction is not Direction.fwd
+                               or self.vector_width == 1):
+            raise ValueError("aligned_k is an axis of the igemm fwd kernels of vector width > 1 (they read K as a "
+                             "multiple of it and store whole vectors)")
         if self.algorithm is not Algorithm.depthwise:
             fixed.update(filter_size=0, multiplier=0, group_channels=0, sliding_rows=0)
             if self.tile_w:
@@ -187,13 +193,13 @@ class KernelConfig(BaseModel):
         """The problem sizes a vector width > 1 needs to be multiples of it (runtime/support.py checks them; the
         templates state them to the compiler, which otherwise knows a size divisible only by what Triton's JIT
         specialises on, 16, and loads a channel run it must mask element by element): the groups of depthwise and
-        direct kernels (whose channels are the groups), the input channels of implicit GEMM forward, the input and
-        output channels of its backward directions. () for vector width 1."""
+        direct kernels (whose channels are the groups), the input channels of implicit GEMM forward (and its output
+        channels with aligned_k), the input and output channels of its backward directions. () for vector width 1."""
         if self.vector_width == 1:
             return ()
         if self.algorithm in (Algorithm.depthwise, Algorithm.direct):
             return ("G",)
-        return ("C",) if self.direction is Direction.fwd else ("C", "K")
+        return ("C",) if self.direction is Direction.fwd and not self.aligned_k else ("C", "K")
 
     @property
     def accumulates_fp32(self) -> bool:
@@ -225,7 +231,7 @@ class KernelConfig(BaseModel):
                 f"igemm_m{self.block_m}n{self.block_n}k{self.block_k}_w{self.num_warps}_s{self.num_stages}"
                 f"_{self.pipeline.token}_g{self.raster_group}_v{self.vector_width}_mg{self.groups_to_merge}"
                 f"{'_tm' if self.tap_major else ''}{'_xg' if self.explicit_gemm else ''}"
-                f"{f'_px{self.tile_h}x{self.tile_w}' if self.tile_w else ''}"
+                f"{f'_px{self.tile_h}x{self.tile_w}' if self.tile_w else ''}{'_ak' if self.aligned_k else ''}"
             )
         elif self.algorithm is Algorithm.direct:
             body = f"direct_p{self.block_m}c{self.block_n}_w{self.num_warps}_v{self.vector_width}"
@@ -261,7 +267,7 @@ class KernelConfig(BaseModel):
                 block_k=int(parts["bk"]), num_warps=int(parts["iw"]), num_stages=int(parts["stages"]),
                 pipeline=_TOKEN_PIPELINES[parts["pipe"]], raster_group=int(parts["raster"]),
                 vector_width=int(parts["iv"]), groups_to_merge=int(parts["merge"]), tap_major=parts["tm"] is not None,
-                explicit_gemm=parts["xg"] is not None, tile_w=int(parts["pw"] or 0),
+                explicit_gemm=parts["xg"] is not None, tile_w=int(parts["pw"] or 0), aligned_k=parts["ak"] is not None,
             )
         if parts["bp"] is not None:
             return cls(

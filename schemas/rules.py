@@ -104,10 +104,11 @@ class Rule(_Strict):
     explicit_gemm: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
     sliding_rows: list[Annotated[int, Field(ge=0, le=2)]] = Field(default=[0], min_length=1)
     last_arrival: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
+    aligned_k: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
     constraints: list[Constraint] = []
 
     @field_validator("directions", "dtypes", "num_stages", "pipelines", "raster_groups", "vectors", "split_k",
-                     "filter_sizes", "tap_major", "two_stage", "explicit_gemm", "sliding_rows", "last_arrival")
+                     "filter_sizes", "tap_major", "two_stage", "explicit_gemm", "sliding_rows", "last_arrival", "aligned_k")
     @classmethod
     def _no_repeats(cls, values: list) -> list:
         return _unique(values, "the list")

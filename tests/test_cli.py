@@ -41,11 +41,12 @@ def test_list_selects_by_filter_and_exports_json(capsys):
                    "block_k": 32, "num_warps": 4, "num_stages": 3, "pipeline": "persistent", "raster_group": 1,
                    "vector_width": 4, "groups_to_merge": 1, "split_k": 1, "tile_w": 0, "filter_size": 0,
                    "multiplier": 0, "group_channels": 0, "sliding_rows": 0, "tap_major": False,
-                   "two_stage": False, "explicit_gemm": False, "last_arrival": False}}
+                   "two_stage": False, "explicit_gemm": False, "last_arrival": False, "aligned_k": False}}
 
 
 @pytest.mark.parametrize("text, message", [
-    ("tile_nn >= 1", "error: unknown field 'tile_nn'; known fields: algorithm, block_k, block_m, block_n, direction, "
+    ("tile_nn >= 1", "error: unknown field 'tile_nn'; known fields: algorithm, aligned_k, block_k, block_m, block_n, "
+                     "direction, "
                      "dtype, explicit_gemm, filter_size, group_channels, groups_to_merge, last_arrival, multiplier, "
                      "name, num_stages, num_warps, "
                      "pipeline, raster_group, rule, sliding_rows, split_k, tap_major, tile_k, tile_m, tile_n, tile_w, "

@@ -231,7 +231,7 @@ def test_model_round_trips_and_refuses_what_it_cannot_trust(trained, tmp_path):
     shutil.copytree(out, copy)
     metadata = json.loads((copy / "metadata.json").read_text())
     (copy / "metadata.json").write_text(json.dumps({**metadata, "feature_version": 0}))
-    with pytest.raises(ModelError, match=r"uses feature version 0; this gconv computes version 11: retrain it with "
+    with pytest.raises(ModelError, match=r"uses feature version 0; this gconv computes version 12: retrain it with "
                                          r"'gconv train'$"):
         SelectionModel.load(copy, direction="fwd", dtype="bf16", arch="sm_90")
     (copy / "metadata.json").write_text(json.dumps(metadata))
@@ -332,7 +332,7 @@ def test_selection_uses_the_model_deterministically_and_fast(models_root, monkey
                 for n, g, c in [(1, 2, 64), (8, 32, 4), (32, 64, 1), (8, 4, 48)]]
     first = [gconv.select(p) for p in problems]
     assert all(c.source == "model" for c in first)
-    assert first[0].reason.startswith("model sm_90/fwd_bf16 (LightGBM, feature version 11): least predicted time of ")
+    assert first[0].reason.startswith("model sm_90/fwd_bf16 (LightGBM, feature version 12): least predicted time of ")
     assert first[0].name == "cudnn" and ", the vendor path (cuDNN through PyTorch); " in first[0].reason
     assert first[1].name.startswith("fwd_bf16_igemm_")
     monkeypatch.setattr(selection, "VENDOR_COMPETES", False)  # the instances only: the cached vendor pick is not returned
@@ -366,7 +366,7 @@ def test_fp16_borrows_the_bf16_model_with_its_pool_renamed(models_root):
     problem = Problem(direction="fwd", dtype="fp16", N=32, G=2, C=64, K=64, Hi=28, Wi=28, Y=3, X=3, pad_h=1, pad_w=1)
     choice = gconv.select(problem)
     assert choice.source == "model" and choice.name.startswith("fwd_fp16_")
-    assert choice.reason.startswith("model sm_90/fwd_bf16 used for fp16 (LightGBM, feature version 11): least "
+    assert choice.reason.startswith("model sm_90/fwd_bf16 used for fp16 (LightGBM, feature version 12): least "
                                     "predicted time of ")
     assert load_model("fwd", "fp16", "sm_90", models_root).label == fp16.label
     own = model_dir("fwd", "fp16", "sm_90", models_root)

@@ -236,7 +236,7 @@ def test_select_says_what_the_model_did_not_know(monkeypatch):
     count = len([c for c in selection.candidates(problem, "default", ARCH) if c.entry is not None])
     for keep, reason in [
         (lambda name: "_m64n" in name or "_m128n" in name,
-         "model sm_90/fwd_bf16 (LightGBM, feature version 11): ranked first of {known} candidates; {skipped} "
+         "model sm_90/fwd_bf16 (LightGBM, feature version 12): ranked first of {known} candidates; {skipped} "
          "candidates outside its training pool skipped"),
         (lambda name: False, "fallback rule (model sm_90/fwd_bf16 was trained on none of the {count} candidates): "
                              "least analytic time of {count} candidates")]:

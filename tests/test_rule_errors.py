@@ -80,7 +80,7 @@ CASES = {
                     "{path}:14: rules[0].num_stage: unknown key 'num_stage'; expected one of: name, description, "
                     "directions, dtypes, algorithm, tiles, num_stages, pipelines, raster_groups, vectors, "
                     "groups_to_merge, split_k, filter_sizes, multipliers, group_channels, tap_major, two_stage, "
-                    "explicit_gemm, sliding_rows, last_arrival, constraints"),
+                    "explicit_gemm, sliding_rows, last_arrival, aligned_k, constraints"),
     "wrong-type": ("full", "{block_m: 64,", "{block_m: '64',",
                    "{path}:13: rules[0].tiles[0].block_m: input should be a valid integer (got '64')"),
     "out-of-range": ("full", "{block_m: 64,", "{block_m: -64,",
@@ -92,7 +92,7 @@ CASES = {
     "unknown-field-in-constraint": (
         "full", "smem_bytes <= arch", "smem_byte <= arch",
         "{path}:5: constraints[0].expr: unknown field 'smem_byte'; known fields: acc_registers_per_thread, "
-        "algorithm, arch.compute_capability, arch.has_tma, arch.l2_cache_bytes, arch.max_registers_per_thread, "
+        "algorithm, aligned_k, arch.compute_capability, arch.has_tma, arch.l2_cache_bytes, arch.max_registers_per_thread, "
         "arch.max_smem_per_block_bytes, arch.max_threads_per_block, arch.max_vector_bytes, arch.name, "
         "arch.registers_per_sm, arch.sm_count, arch.warp_size, block_k, block_m, block_n, direction, dtype, "
         "elt_bytes, explicit_gemm, filter_size, group_channels, groups_to_merge, last_arrival, min_dot_k, min_dot_m, min_dot_n, "

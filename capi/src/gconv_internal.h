@@ -22,7 +22,7 @@ enum {
 typedef struct gconv_config {
     int direction, dtype, algorithm, block_m, block_n, block_k, num_warps, num_stages, pipeline, raster_group,
         vector_width, groups_to_merge, split_k, tile_w, filter_size, multiplier, group_channels, sliding_rows,
-        tap_major, two_stage, explicit_gemm, last_arrival;
+        tap_major, two_stage, explicit_gemm, last_arrival, aligned_k;
 } gconv_config;
 
 typedef struct gconv_entry {
@@ -53,10 +53,10 @@ extern const unsigned char gconv_registry_json[];
  * models from their LightGBM text models (heuristics/lightgbm_text.py). A node is a numerical split: flags =
  * default_left | missing_type << 1 (missing_type 0 None, 1 Zero, 2 NaN, as LightGBM encodes them); a root or child >= 0
  * is a node, < 0 is ~leaf. */
-#define GCONV_FEATURE_VERSION 11 /* heuristics/features.py FEATURE_VERSION that capi/src/model.c computes */
-#define GCONV_FEATURE_COUNT 58  /* len(FEATURE_NAMES); the last is vendor */
+#define GCONV_FEATURE_VERSION 12 /* heuristics/features.py FEATURE_VERSION that capi/src/model.c computes */
+#define GCONV_FEATURE_COUNT 59  /* len(FEATURE_NAMES); the last is vendor */
 #define GCONV_FEATURE_VENDOR (GCONV_FEATURE_COUNT - 1) /* 1 in the vendor path's row (gconv_vendor_features), else 0 */
-#define GCONV_FEATURE_ANALYTIC_SECONDS 54 /* FEATURE_NAMES.index("log2_analytic_seconds") */
+#define GCONV_FEATURE_ANALYTIC_SECONDS 55 /* FEATURE_NAMES.index("log2_analytic_seconds") */
 #define GCONV_PROBLEM_FEATURE_COUNT 23    /* len(PROBLEM_FEATURES): the first columns, the same in every candidate's row */
 enum { GCONV_TARGET_LOG_TIME = 0, GCONV_TARGET_LOG_TIME_OVER_ROOFLINE = 1, GCONV_TARGET_LOG_TIME_OVER_ANALYTIC = 2 };
 

@@ -120,13 +120,13 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
     /* kernel_features */
     int direct = c->algorithm == GCONV_ALGORITHM_DIRECT, depthwise = c->algorithm == GCONV_ALGORITHM_DEPTHWISE;
     int cuda_core = direct || depthwise;
-    const int kernel[22] = {direct, c->block_m, c->block_n, c->block_k, c->num_warps, c->num_stages,
+    const int kernel[23] = {direct, c->block_m, c->block_n, c->block_k, c->num_warps, c->num_stages,
                             c->pipeline == GCONV_PIPELINE_TMA, c->pipeline == GCONV_PIPELINE_PERSISTENT,
                             c->raster_group, c->vector_width, c->groups_to_merge, c->split_k, depthwise,
                             c->tile_w, c->filter_size, c->multiplier, c->tap_major, c->two_stage,
                             c->pipeline == GCONV_PIPELINE_STREAMK, c->explicit_gemm, c->sliding_rows,
-                            c->last_arrival};
-    for (int i = 0; i < 22; i++) f[n++] = (double)kernel[i];
+                            c->last_arrival, c->aligned_k};
+    for (int i = 0; i < 23; i++) f[n++] = (double)kernel[i];
 
     /* derived_features, as _extents / _direct_programs / _depthwise_programs / _fill_derived compute them in float64 */
     double merge = c->groups_to_merge;

@@ -158,12 +158,16 @@ const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p,
     }
     const char *fields[2] = {"C", "K"};
     int64_t values[2] = {p->C, p->K};
-    int aligned = p->direction == GCONV_DIRECTION_FWD ? 1 : 2;
+    int aligned = p->direction == GCONV_DIRECTION_FWD && !c->aligned_k ? 1 : 2;
     for (int i = 0; i < aligned; i++)
         if (v > 1 && values[i] % v) {
             REJECT("vector width %lld needs %s %% %lld == 0 (%s=%lld)", (long long)v, fields[i],
                    (long long)v, fields[i], (long long)values[i]);
         }
+    if (c->aligned_k && p->K % 16 == 0) {
+        REJECT("aligned_k twins run only K %% 16 != 0 (K=%lld): their bases store whole vectors there",
+               (long long)p->K);
+    }
     if (c->groups_to_merge > p->G) {
         REJECT("merges %d groups but the problem has G=%lld", c->groups_to_merge, (long long)p->G);
     }
