@@ -267,7 +267,8 @@ class KernelConfig(BaseModel):
                 block_k=int(parts["bk"]), num_warps=int(parts["iw"]), num_stages=int(parts["stages"]),
                 pipeline=_TOKEN_PIPELINES[parts["pipe"]], raster_group=int(parts["raster"]),
                 vector_width=int(parts["iv"]), groups_to_merge=int(parts["merge"]), tap_major=parts["tm"] is not None,
-                explicit_gemm=parts["xg"] is not None, tile_w=int(parts["pw"] or 0), aligned_k=parts["ak"] is not None,
+                explicit_gemm=parts["xg"] is not None, tile_w=int(parts["pw"] or 0),
+                aligned_k=parts["ak"] is not None,
             )
         if parts["bp"] is not None:
             return cls(

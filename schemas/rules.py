@@ -108,7 +108,8 @@ class Rule(_Strict):
     constraints: list[Constraint] = []
 
     @field_validator("directions", "dtypes", "num_stages", "pipelines", "raster_groups", "vectors", "split_k",
-                     "filter_sizes", "tap_major", "two_stage", "explicit_gemm", "sliding_rows", "last_arrival", "aligned_k")
+                     "filter_sizes", "tap_major", "two_stage", "explicit_gemm", "sliding_rows", "last_arrival",
+                     "aligned_k")
     @classmethod
     def _no_repeats(cls, values: list) -> list:
         return _unique(values, "the list")

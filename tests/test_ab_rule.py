@@ -39,7 +39,8 @@ def test_a_rule_keeping_the_losing_kernels_on_the_base_loses_nothing(tmp_path):
 def test_an_unknown_axis_is_named(tmp_path, capsys):
     path = write(tmp_path / "ab.csv", ROWS)
     assert main([str(path), "--keep-base", "vectr == 1"]) == 2
-    assert capsys.readouterr().err.startswith("ab_rule: unknown field 'vectr'; known fields: algorithm, aligned_k, block_k, ")
+    assert capsys.readouterr().err.startswith(
+        "ab_rule: unknown field 'vectr'; known fields: algorithm, aligned_k, block_k, ")
 
 
 SMALL = "bwd_weight_bf16_depthwise_t2x8c8_f7_m2_cpg2_w4_v8_sk16"
@@ -89,7 +90,8 @@ def test_added_twins_must_be_kernel_names_and_fields_known(tmp_path, capsys):
     named = write_twins(tmp_path / "twins.csv", [("p1", WIDE_F7, 2.0, 1.0)])
     assert main([str(named), "--add-twins", "acc_regs < 9"]) == 2
     assert capsys.readouterr().err.startswith("ab_rule: unknown field 'acc_regs'; known fields: "
-                                              "acc_registers_per_thread, algorithm, aligned_k, arch.compute_capability, ")
+                                              "acc_registers_per_thread, algorithm, aligned_k, "
+                                              "arch.compute_capability, ")
 
 
 def test_pairs_with_a_wrong_output_are_left_out_and_named(tmp_path, capsys):

@@ -92,10 +92,11 @@ CASES = {
     "unknown-field-in-constraint": (
         "full", "smem_bytes <= arch", "smem_byte <= arch",
         "{path}:5: constraints[0].expr: unknown field 'smem_byte'; known fields: acc_registers_per_thread, "
-        "algorithm, aligned_k, arch.compute_capability, arch.has_tma, arch.l2_cache_bytes, arch.max_registers_per_thread, "
-        "arch.max_smem_per_block_bytes, arch.max_threads_per_block, arch.max_vector_bytes, arch.name, "
+        "algorithm, aligned_k, arch.compute_capability, arch.has_tma, arch.l2_cache_bytes, "
+        "arch.max_registers_per_thread, arch.max_smem_per_block_bytes, arch.max_threads_per_block, arch.max_vector_bytes, arch.name, "
         "arch.registers_per_sm, arch.sm_count, arch.warp_size, block_k, block_m, block_n, direction, dtype, "
-        "elt_bytes, explicit_gemm, filter_size, group_channels, groups_to_merge, last_arrival, min_dot_k, min_dot_m, min_dot_n, "
+        "elt_bytes, explicit_gemm, filter_size, group_channels, groups_to_merge, last_arrival, min_dot_k, min_dot_m, "
+        "min_dot_n, "
         "multiplier, "
         "num_stages, num_warps, pipeline, raster_group, sliding_rows, smem_bytes, split_k, tap_major, threads, "
         "tile_k, tile_m, "
