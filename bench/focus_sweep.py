@@ -1,0 +1,115 @@
+"""Resume many committed sweeps as one small sweep: only the problems that lack a row of `default` travel to the device.
+
+    python -m bench.focus_sweep gather --name NAME [--remeasure EXPR] [--sweeps RESULT:PROBLEMS ...]
+    (on the device: RESUME="NAME:NAME" bash bench/device_verify_resume.sh FILTER DTYPES..., or any resume of
+     bench/results/NAME.csv over bench/problems/NAME.csv)
+    python -m bench.focus_sweep scatter --name NAME --measured DEVICE_COPY_OF_NAME.csv [--sweeps ...]
+
+A rule-set change that adds a few kernels leaves a few missing (problem, kernel) pairs in each of some thirty sweep
+CSVs: carrying them all (tens of MB) does not fit the device tree, and resuming each costs a process start and a
+compile warm-up. `gather` writes bench/problems/NAME.csv, the problems of the sweeps (bench/device_setup.sh's
+ALL_SWEEPS unless --sweeps) that lack a row, each once, and bench/results/NAME.csv, their rows so far less those
+--remeasure selects (bench/drop_rows.py's grammar: say the new kernels' bases, to time twins and bases in one run).
+The resumed copy then holds the missing rows; `scatter` puts every row it holds that NAME.csv did not into each sweep
+whose problems hold its problem, replacing that sweep's row of the same (problem, kernel), and deletes both NAME
+files. Every file is rewritten through a temporary file (nothing half-written).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from gconv.bench.drop_rows import row_matches
+from gconv.bench.problems import read_problems, write_problems
+from gconv.bench.profile import plan_jobs
+from gconv.bench.rows import done_kernels, read_rows, rewrite_rows
+from gconv.bench.summarise_sweeps import DEVICE_SETUP, sweep_pairs
+from gconv.paths import REPO_ROOT
+from gconv.schemas.expressions import parse
+
+BENCH = REPO_ROOT / "bench"
+
+
+def sweep_files(pair: str, bench: Path) -> tuple[Path, Path]:
+    """RESULT:PROBLEMS -> (BENCH/results/RESULT.csv, BENCH/problems/PROBLEMS.csv)."""
+    result, problems = pair.split(":")
+    return bench / "results" / f"{result}.csv", bench / "problems" / f"{problems}.csv"
+
+
+def pair_key(row: dict) -> tuple[str, str]:
+    return row["problem"], row["kernel"]
+
+
+def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BENCH, arch: str = "sm_90"
+           ) -> tuple[int, int, int]:
+    """Write BENCH/problems/NAME.csv and BENCH/results/NAME.csv (above); (problems, rows kept, pairs to measure)."""
+    expression = parse(remeasure) if remeasure else None
+    problems, rows, seen_rows = {}, [], set()
+    for pair in pairs:
+        result, problem_file = sweep_files(pair, bench)
+        existing = read_rows(result)
+        lacking = plan_jobs(read_problems(problem_file), "default", arch, done_kernels(existing))
+        keys = {job.problem.key for job in lacking}
+        for job in lacking:
+            problems.setdefault(job.problem.key, job.problem)
+        for row in existing:
+            if row["problem"] in keys and pair_key(row) not in seen_rows:
+                seen_rows.add(pair_key(row))
+                rows.append(row)
+    kept = [row for row in rows if not (expression and row_matches(expression, row))]
+    focus = list(problems.values())
+    owed = plan_jobs(focus, "default", arch, done_kernels(kept))
+    write_problems(bench / "problems" / f"{name}.csv", focus, comment=f"bench/focus_sweep.py gather: the problems of "
+                   f"{len(pairs)} sweeps that lack a `default` row")
+    rewrite_rows(bench / "results" / f"{name}.csv", kept)
+    return len(focus), len(kept), sum(len(job.pending) for job in owed)
+
+
+def scatter(pairs: list[str], name: str, measured: Path, bench: Path = BENCH) -> dict[Path, int]:
+    """Move the rows measured holds beyond BENCH/results/NAME.csv into the sweeps (above); rows added or replaced per
+    sweep."""
+    before = {pair_key(row) for row in read_rows(bench / "results" / f"{name}.csv")}
+    new = [row for row in read_rows(measured) if pair_key(row) not in before]
+    added = {}
+    for pair in pairs:
+        result, problem_file = sweep_files(pair, bench)
+        keys = {problem.key for problem in read_problems(problem_file)}
+        mine = [row for row in new if row["problem"] in keys]
+        if not mine:
+            continue
+        replaced = {pair_key(row) for row in mine}
+        rows = [row for row in read_rows(result) if pair_key(row) not in replaced]
+        rewrite_rows(result, rows + mine)
+        added[result] = added.get(result, 0) + len(mine)
+    (bench / "results" / f"{name}.csv").unlink()
+    (bench / "problems" / f"{name}.csv").unlink()
+    return added
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["gather", "scatter"])
+    parser.add_argument("--name", required=True, help="the focused sweep's file name (no folder, no .csv)")
+    parser.add_argument("--sweeps", nargs="+", help="RESULT:PROBLEMS pairs (default: bench/device_setup.sh's "
+                        "ALL_SWEEPS)")
+    parser.add_argument("--remeasure", help="gather: rows of the focused problems to drop and measure again")
+    parser.add_argument("--measured", type=Path, help="scatter: the resumed copy of bench/results/NAME.csv")
+    args = parser.parse_args(argv)
+    pairs = args.sweeps or sweep_pairs(DEVICE_SETUP.read_text())
+    if args.command == "gather":
+        problems, kept, owed = gather(pairs, args.name, args.remeasure)
+        print(f"bench/problems/{args.name}.csv: {problems} problems; bench/results/{args.name}.csv: {kept} rows so "
+              f"far, {owed} (problem, kernel) pairs to measure")
+        return 0
+    if args.measured is None:
+        parser.error("scatter needs --measured")
+    if not (BENCH / "results" / f"{args.name}.csv").exists():
+        parser.error(f"no bench/results/{args.name}.csv: gather first")
+    for path, count in scatter(pairs, args.name, args.measured).items():
+        print(f"{path.relative_to(REPO_ROOT)}: {count} rows added or replaced")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""bench/focus_sweep.py: many sweeps' missing rows gathered into one small sweep and scattered back, each row to every
+sweep whose problems hold its problem."""
+from gconv.bench.focus_sweep import gather, scatter
+from gconv.bench.problems import read_problems, write_problems
+from gconv.bench.profile import candidate_kernels, plan_jobs
+from gconv.bench.rows import CUDNN_MODES, ProfileRow, append_rows, csv_row, done_kernels, read_rows
+from gconv.schemas import Problem
+
+TWINS = "aligned_k"  # the `default` kernels these rows lack: K % 8 == 0 and K % 16 != 0 runs them
+BASE = ("algorithm == 'igemm' and pipeline == 'multistage' and block_m == 64 and block_n == 64 and block_k == 32 "
+        "and groups_to_merge == 1 and vector_width == 8 and not aligned_k")
+
+
+def fwd(K: int, dtype: str = "bf16") -> Problem:
+    return Problem(direction="fwd", dtype=dtype, N=1, G=2, C=24, K=K, Hi=16, Wi=16, Y=3, X=3, stride_h=1, stride_w=1,
+                   pad_h=1, pad_w=1, dil_h=1, dil_w=1)
+
+
+def rows_for(problem: Problem, kernels: list[str], time_ms: float) -> list[dict]:
+    return [csv_row(problem, ProfileRow(problem=problem.key, kernel=kernel, status="ok", time_ms=time_ms, tflops=1.0,
+                                        gbs=1.0, roofline_pct=1.0)) for kernel in kernels]
+
+
+def old_rows(problem: Problem) -> list[dict]:
+    """A row of every `default` candidate but the aligned-K twins (a sweep from before they joined the set)."""
+    kernels = [k for k in candidate_kernels(problem, "default", "sm_90") if not k.endswith("_ak")]
+    return rows_for(problem, kernels + list(CUDNN_MODES), 2.0)
+
+
+def test_gather_then_scatter_fills_every_sweep_with_the_rows_its_problems_lack(tmp_path):
+    (tmp_path / "problems").mkdir()
+    (tmp_path / "results").mkdir()
+    shared, complete, other = fwd(24), fwd(32), fwd(40, "fp16")
+    write_problems(tmp_path / "problems" / "a.csv", [shared, complete])
+    write_problems(tmp_path / "problems" / "b.csv", [other, shared])
+    append_rows(tmp_path / "results" / "a.csv", old_rows(shared) + old_rows(complete))
+    append_rows(tmp_path / "results" / "b.csv", old_rows(other) + old_rows(shared))
+    twins = {p.key: [k for k in candidate_kernels(p, "default", "sm_90") if k.endswith("_ak")] for p in (shared, other)}
+    assert [len(t) for t in twins.values()] == [7, 7] and not plan_jobs([complete], "default", "sm_90",
+                                                                         done_kernels(old_rows(complete)))
+    bases = {key: [k for k in twins[key] if "m64n64k32" in k] for key in twins}  # what BASE names, as twins
+
+    assert gather(["a:a", "b:b"], "focus", BASE, bench=tmp_path) == (2, len(old_rows(shared)) + len(old_rows(other))
+                                                                     - 2, 16)
+    assert [p.key for p in read_problems(tmp_path / "problems" / "focus.csv")] == [shared.key, other.key]
+    focused = read_rows(tmp_path / "results" / "focus.csv")
+    assert {r["problem"] for r in focused} == {shared.key, other.key}
+    assert not any(r["kernel"] == bases[r["problem"]][0][:-3] for r in focused)  # the base, to be timed again
+
+    measured = tmp_path / "measured.csv"
+    owed = plan_jobs([shared, other], "default", "sm_90", done_kernels(focused))
+    append_rows(measured, focused + [row for job in owed for row in rows_for(job.problem, list(job.pending), 1.0)])
+    added = scatter(["a:a", "b:b"], "focus", measured, bench=tmp_path)
+    assert added == {tmp_path / "results" / "a.csv": 8, tmp_path / "results" / "b.csv": 16}
+    assert sorted(p.name for p in tmp_path.rglob("*.csv")) == ["a.csv", "a.csv", "b.csv", "b.csv", "measured.csv"]
+    for name, problems in (("a", [shared, complete]), ("b", [other, shared])):
+        rows = read_rows(tmp_path / "results" / f"{name}.csv")
+        assert not plan_jobs(problems, "default", "sm_90", done_kernels(rows))
+        assert len(rows) == len({(r["problem"], r["kernel"]) for r in rows})  # the base replaced, not doubled
+        times = {(r["problem"], r["kernel"]): r["time_ms"] for r in rows}
+        for problem in problems:
+            for twin in twins.get(problem.key, []):
+                assert times[problem.key, twin] == "1.0"
+            for base in bases.get(problem.key, []):
+                assert times[problem.key, base[:-3]] == "1.0"
+        assert times[shared.key, "cudnn-exhaustive"] == "2.0"
