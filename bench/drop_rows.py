@@ -23,7 +23,9 @@ from gconv.schemas import KernelConfig
 from gconv.schemas.expressions import parse
 
 PROBLEM_INTS = ("N", "G", "C", "K", "Hi", "Wi", "Y", "X", "stride_h", "stride_w", "pad_h", "pad_w", "dil_h", "dil_w")
-VENDOR_AXES = {name: 0 for name in KernelConfig.model_fields} | {"algorithm": "vendor"}
+# The cuDNN rows' axes: algorithm 'vendor', the flags false (so `tap_major and ...` reads them), the rest 0.
+VENDOR_AXES = {name: False if field.annotation is bool else 0 for name, field in KernelConfig.model_fields.items()} | {
+    "algorithm": "vendor"}
 
 
 def row_fields(row: dict[str, str]) -> dict[str, object]:

@@ -42,3 +42,11 @@ def test_an_unknown_field_is_named(tmp_path):
     with pytest.raises(ExpressionError, match=r"^unknown field 'strides'; known fields: C, G, Hi, K, N, Wi, X, Y, algorithm, "):
         drop_rows(path, "strides > 1")
     assert path.read_bytes() == (HEADER + ROWS[0]).encode()
+
+
+def test_a_flag_reads_false_on_the_cudnn_rows(tmp_path):
+    path = tmp_path / "rows.csv"
+    path.write_bytes((HEADER + "".join(ROWS)).encode())
+    assert drop_rows(path, "tap_major or explicit_gemm") == (4, 0)  # a condition, not a number, on cuDNN's row too
+    assert drop_rows(path, "not tap_major and algorithm == 'vendor'") == (3, 1)
+    assert path.read_bytes() == (HEADER + "".join(ROWS[:2] + ROWS[3:])).encode()
