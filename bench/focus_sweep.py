@@ -1,4 +1,5 @@
-"""Resume many committed sweeps as one small sweep: only the problems that lack a row of `default` travel to the device.
+"""Resume many committed sweeps as one small sweep: only the problems that lack a row of `default` (or have one to
+measure again) travel to the device.
 
     python -m bench.focus_sweep gather --name NAME [--remeasure EXPR] [--sweeps RESULT:PROBLEMS ...]
     (on the device: RESUME="NAME:NAME" bash bench/device_verify_resume.sh FILTER DTYPES..., or any resume of
@@ -8,8 +9,9 @@
 A rule-set change that adds a few kernels leaves a few missing (problem, kernel) pairs in each of some thirty sweep
 CSVs: carrying them all (tens of MB) does not fit the device tree, and resuming each costs a process start and a
 compile warm-up. `gather` writes bench/problems/NAME.csv, the problems of the sweeps (bench/device_setup.sh's
-ALL_SWEEPS unless --sweeps) that lack a row, each once, and bench/results/NAME.csv, their rows so far less those
---remeasure selects (bench/drop_rows.py's grammar: say the new kernels' bases, to time twins and bases in one run).
+ALL_SWEEPS unless --sweeps) that lack a row or have one --remeasure selects (bench/drop_rows.py's grammar: the rows of
+kernels whose code changed, or new kernels' bases to time twins and bases in one run), each once, and
+bench/results/NAME.csv, their rows so far less those --remeasure selects.
 The resumed copy then holds the missing rows; `scatter` puts every row it holds that NAME.csv did not into each sweep
 whose problems hold its problem, replacing that sweep's row of the same (problem, kernel), and deletes both NAME
 files. Every file is rewritten through a temporary file (nothing half-written).
@@ -48,13 +50,14 @@ def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BEN
     problems, rows, seen_rows = {}, [], set()
     for pair in pairs:
         result, problem_file = sweep_files(pair, bench)
-        existing = read_rows(result)
-        lacking = plan_jobs(read_problems(problem_file), "default", arch, done_kernels(existing))
-        keys = {job.problem.key for job in lacking}
-        for job in lacking:
-            problems.setdefault(job.problem.key, job.problem)
+        existing, listed = read_rows(result), {p.key: p for p in read_problems(problem_file)}
+        keys = {job.problem.key for job in plan_jobs(list(listed.values()), "default", arch, done_kernels(existing))}
+        redone = {row["problem"] for row in existing if expression and row["problem"] in listed
+                  and row_matches(expression, row)}
+        for key in [key for key in listed if key in keys or key in redone]:
+            problems.setdefault(key, listed[key])
         for row in existing:
-            if row["problem"] in keys and pair_key(row) not in seen_rows:
+            if row["problem"] in keys | redone and pair_key(row) not in seen_rows:
                 seen_rows.add(pair_key(row))
                 rows.append(row)
     kept = [row for row in rows if not (expression and row_matches(expression, row))]

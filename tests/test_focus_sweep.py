@@ -8,7 +8,7 @@ from gconv.schemas import Problem
 
 TWINS = "aligned_k"  # the `default` kernels these rows lack: K % 8 == 0 and K % 16 != 0 runs them
 BASE = ("algorithm == 'igemm' and pipeline == 'multistage' and block_m == 64 and block_n == 64 and block_k == 32 "
-        "and groups_to_merge == 1 and vector_width == 8 and not aligned_k")
+        "and groups_to_merge == 1 and vector_width == 8 and not aligned_k and K in [24, 40]")  # where the twins run
 
 
 def fwd(K: int, dtype: str = "bf16") -> Problem:
@@ -64,3 +64,15 @@ def test_gather_then_scatter_fills_every_sweep_with_the_rows_its_problems_lack(t
             for base in bases.get(problem.key, []):
                 assert times[problem.key, base[:-3]] == "1.0"
         assert times[shared.key, "cudnn-exhaustive"] == "2.0"
+
+
+def test_rows_to_measure_again_bring_their_problem_along(tmp_path):
+    (tmp_path / "problems").mkdir()
+    (tmp_path / "results").mkdir()
+    complete, untouched = fwd(32), fwd(48)
+    write_problems(tmp_path / "problems" / "a.csv", [untouched, complete])
+    append_rows(tmp_path / "results" / "a.csv", old_rows(untouched) + old_rows(complete))
+    assert gather(["a:a"], "again", "K == 32 and algorithm == 'vendor'", bench=tmp_path) == (
+        1, len(old_rows(complete)) - 2, 2)
+    assert [p.key for p in read_problems(tmp_path / "problems" / "again.csv")] == [complete.key]
+    assert {r["problem"] for r in read_rows(tmp_path / "results" / "again.csv")} == {complete.key}
