@@ -9,7 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 from gconv.ci.compile_check import ptx_counts
-from gconv.generator.render import Provenance, has_flat_k_walk, render, template_choices
+from gconv.generator.render import Provenance, has_k_walk, render, template_choices
 from gconv.schemas import KernelConfig, Problem
 
 from interpreter_numerics import assert_source_matches_reference
@@ -72,7 +72,7 @@ def test_the_incremental_walk_matches_float64_reference(name, fields, tmp_path):
                                     seed=7)
 
 
-@pytest.mark.parametrize("name, flat, rule", [
+@pytest.mark.parametrize("name, walks, rule", [
     ("fwd_bf16_igemm_m64n32k32_w4_s3_ms_g1_v8_mg4", True, "incremental"),
     ("fwd_bf16_igemm_m128n64k64_w4_s4_tma_g8_v8_mg1", True, "incremental"),
     ("fwd_bf16_igemm_m64n16k32_w2_s3_ms_g1_v1_mg1", True, "divide"),
@@ -83,16 +83,17 @@ def test_the_incremental_walk_matches_float64_reference(name, fields, tmp_path):
     ("bwd_data_bf16_igemm_m128n32k32_w4_s3_ms_g1_v1_mg8", True, "incremental"),
     ("bwd_data_bf16_igemm_m128n32k32_w4_s3_ms_g1_v8_mg1", True, "incremental"),
     ("bwd_data_bf16_igemm_m64n16k32_w2_s3_ms_g1_v1_mg1", True, "divide"),  # (v1, mg1) tiles lost in the A/B
-    ("bwd_data_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm", False, "incremental"),
+    ("bwd_data_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm", True, "incremental"),  # tap-major: each row's dY pixel
+    ("bwd_data_bf16_igemm_m128n64k64_w4_s3_ms_g8_v8_mg1_tm", True, "divide"),  # 64-deep steps lost in the A/B
     ("fwd_bf16_depthwise_t4x8c32_f3_m2_w2_v8", False, "incremental"),
 ])
-def test_only_the_flat_walks_take_the_choice(name, flat, rule):
+def test_only_the_walks_that_divide_take_the_choice(name, walks, rule):
     config = KernelConfig.from_name(name)
-    assert has_flat_k_walk(config) is flat
+    assert has_k_walk(config) is walks
     assert template_choices(config)["k_walk"] == rule
     other = {"divide": "incremental", "incremental": "divide"}[rule]
     changed = render(config, PROVENANCE, {"k_walk": other}) != render(config, PROVENANCE)
-    assert changed is flat
+    assert changed is walks
 
 
 def test_the_incremental_walk_divides_less_on_sm_90(tmp_path):
@@ -107,3 +108,16 @@ def test_the_incremental_walk_divides_less_on_sm_90(tmp_path):
             counts[walk] = pool.submit(ptx_counts, path, "sm_90", ints, ("sxc", "swc", "syk")).result()
     assert counts["incremental"]["div.s32"] < counts["divide"]["div.s32"]
     assert counts["incremental"]["cp.async.cg.shared.global"] == counts["divide"]["cp.async.cg.shared.global"] > 0
+
+
+def test_the_tap_major_bwd_data_walk_divides_no_row_by_the_stride_past_stride_1():
+    """At stride 1 the incremental tap-major kernel compiles the divided loop alone (both strides are constants
+    there, so its code is the divided kernel's); past it, each row's dY pixel is its class pixel plus the tap's offset."""
+    config = KernelConfig.from_name("bwd_data_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm")
+    divided = render(config, PROVENANCE, {"k_walk": "divide"})
+    stride_1, strided = render(config, PROVENANCE).split("    if stride_h * stride_w == 1:\n")[1].split("    else:\n")
+    divided_loop = divided.split("    for step in range(")[1].split("\n\n")[0]
+    assert stride_1.split("        for step in range(")[1].replace("\n    ", "\n").rstrip() == divided_loop
+    assert "ho = th // stride_h" in divided_loop
+    loop = strided.split("for step in range(")[1].split("\n\n")[0]
+    assert "// stride" not in loop and "ho = qh + (dh0 - ty * dh_step)" in loop
