@@ -85,6 +85,7 @@ def test_the_incremental_walk_matches_float64_reference(name, fields, tmp_path):
     ("bwd_data_bf16_igemm_m64n16k32_w2_s3_ms_g1_v1_mg1", True, "divide"),  # (v1, mg1) tiles lost in the A/B
     ("bwd_data_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm", True, "incremental"),  # tap-major: each row's dY pixel
     ("bwd_data_bf16_igemm_m128n64k64_w4_s3_ms_g8_v8_mg1_tm", True, "divide"),  # 64-deep steps lost in the A/B
+    ("bwd_data_fp32_igemm_m256n64k32_w8_s3_ms_g8_v4_mg1_tm", True, "divide"),  # two loops' buffers would not fit
     ("fwd_bf16_depthwise_t4x8c32_f3_m2_w2_v8", False, "incremental"),
 ])
 def test_only_the_walks_that_divide_take_the_choice(name, walks, rule):
