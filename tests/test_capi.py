@@ -357,7 +357,7 @@ def _device_problem(entry, aligned: bool = True):
         filters = channels
     else:
         channels, groups = max(32, c.block_k) + (0 if aligned else 8), max(2, c.groups_to_merge)
-        filters = channels
+        filters = channels + (8 if c.aligned_k and aligned else 0)  # aligned-K twins run only where K % 16 != 0
         if c.tile_w and c.groups_to_merge > 1:  # merged pixel boxes: the groups fill the tile; a short last block
             groups = c.groups_to_merge * (2 if aligned else 1) + (0 if aligned else c.groups_to_merge // 2)
             channels = (c.block_k if c.direction.value == "fwd" else c.block_n) // c.groups_to_merge
