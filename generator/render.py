@@ -232,9 +232,9 @@ def split_weight_terms(config: KernelConfig) -> list[dict]:
 def exact_offsets_fit(config: KernelConfig) -> bool:
     """Whether the incremental tap-major bwd_data kernel fits every arch it is built for: it compiles two pipelined
     loops at stride > 1 (the divided one for stride 1 and the exact-offset one, the stride a run-time value there), and
-    Triton gives each its own operand buffers, twice smem_bytes (the H100 refused `bwd_data_fp32_igemm_m256n64k32_w8_s3_
-    ms_g8_v4_mg1_tm` its 245,760 bytes; bench/results/exact-offsets/). Measured against the smallest opt-in shared
-    memory per block of rules/arch/ (sm_80's)."""
+    Triton gives each its own operand buffers, twice smem_bytes (the H100 refused the fp32 256 x 64 x 32 tile its
+    245,760 bytes; bench/results/exact-offsets/). Measured against the smallest opt-in shared memory per block of
+    rules/arch/ (sm_80's)."""
     return 2 * smem_bytes(config) <= smallest_smem_per_block()
 
 
