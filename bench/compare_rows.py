@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import subprocess
 import sys
 import tempfile
 from collections import defaultdict
@@ -29,6 +28,7 @@ from gconv.tables import table
 
 sys.path.insert(0, str(Path(__file__).parent))
 from drop_rows import row_fields, row_matches  # noqa: E402
+from git_files import file_at  # noqa: E402
 
 
 def ratios(before: Path, after: Path, where: str | None = None, by: str | None = None) -> dict[str, list[float]]:
@@ -63,13 +63,10 @@ def committed_ratios(revision: str, files: list[Path], where: str | None = None,
     for path in files:
         if not path.is_file():
             raise OSError(f"{path}: no such file")
-        shown = subprocess.run(["git", "show", f"{revision}:./{path.name}"], cwd=path.resolve().parent,
-                               capture_output=True)
-        if shown.returncode != 0:
-            raise OSError(f"{path}: not in git revision {revision}: {shown.stderr.decode().strip()}")
+        committed = file_at(revision, path)
         with tempfile.TemporaryDirectory() as scratch:
             before = Path(scratch) / path.name
-            before.write_bytes(shown.stdout)
+            before.write_bytes(committed)
             for group, values in ratios(before, path, where, by).items():
                 pooled[group] += values
     return dict(sorted(pooled.items()))

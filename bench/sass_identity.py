@@ -21,14 +21,9 @@ from gconv.paths import REPO_ROOT
 from gconv.schemas import Problem
 
 from .candidates import runnable_entries
+from .git_files import file_at
 from .problems import read_problems
 from .ptxas_usage import cuobjdump, specialised_cubin
-
-
-def source_at(revision: str, path: str) -> str:
-    """A file's text at a git revision of the repository."""
-    return subprocess.run(["git", "show", f"{revision}:{path}"], cwd=REPO_ROOT, capture_output=True, text=True,
-                          check=True).stdout
 
 
 def changed_sources(revision: str) -> set[str]:
@@ -53,8 +48,8 @@ def compile_the_same(before: str, after: str, problem: Problem, arch: str) -> bo
 
 def same_code(revision: str, source: str, name: str, problem: Problem, arch: str) -> tuple[str, str, bool]:
     """(kernel, problem key, whether the source at revision and now compile to the same SASS)."""
-    return name, problem.key, compile_the_same(source_at(revision, source), (REPO_ROOT / source).read_text(), problem,
-                                               arch)
+    path = REPO_ROOT / source
+    return name, problem.key, compile_the_same(file_at(revision, path).decode(), path.read_text(), problem, arch)
 
 
 def main(argv: list[str] | None = None) -> int:
