@@ -51,13 +51,14 @@ def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BEN
     for pair in pairs:
         result, problem_file = sweep_files(pair, bench)
         existing, listed = read_rows(result), {p.key: p for p in read_problems(problem_file)}
-        keys = {job.problem.key for job in plan_jobs(list(listed.values()), "default", arch, done_kernels(existing))}
+        lacking = {job.problem.key for job in plan_jobs(list(listed.values()), "default", arch, done_kernels(existing))}
         redone = {row["problem"] for row in existing if expression and row["problem"] in listed
                   and row_matches(expression, row)}
-        for key in [key for key in listed if key in keys or key in redone]:
+        chosen = lacking | redone
+        for key in [key for key in listed if key in chosen]:
             problems.setdefault(key, listed[key])
         for row in existing:
-            if row["problem"] in keys | redone and pair_key(row) not in seen_rows:
+            if row["problem"] in chosen and pair_key(row) not in seen_rows:
                 seen_rows.add(pair_key(row))
                 rows.append(row)
     kept = [row for row in rows if not (expression and row_matches(expression, row))]
