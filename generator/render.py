@@ -7,11 +7,8 @@ from pathlib import Path
 
 import jinja2
 
-from gconv.paths import ARCH_DIR
 from gconv.schemas import Algorithm, Direction, DType, KernelConfig, Pipeline
 
-from .derived import smem_bytes
-from .loader import load_arch
 
 GENERATOR_VERSION = "1"
 TEMPLATE_DIR = Path(__file__).parent / "templates"
@@ -229,20 +226,6 @@ def split_weight_terms(config: KernelConfig) -> list[dict]:
             for m in range(config.multiplier) for c in range(config.group_channels)]
 
 
-def exact_offsets_fit(config: KernelConfig) -> bool:
-    """Whether the incremental tap-major bwd_data kernel fits every arch it is built for: it compiles two pipelined
-    loops at stride > 1 (the divided one for stride 1 and the exact-offset one, the stride a run-time value there), and
-    Triton gives each its own operand buffers, twice smem_bytes (the H100 refused the fp32 256 x 64 x 32 tile its
-    245,760 bytes; bench/results/exact-offsets/). Measured against the smallest opt-in shared memory per block of
-    rules/arch/ (sm_80's)."""
-    return 2 * smem_bytes(config) <= smallest_smem_per_block()
-
-
-@lru_cache(maxsize=None)
-def smallest_smem_per_block() -> int:
-    return min(load_arch(path.stem).max_smem_per_block_bytes for path in ARCH_DIR.glob("*.yaml"))
-
-
 def k_walk(config: KernelConfig) -> str:
     """The incremental walk, except in the forward and backward-data tiles of one unmerged group that read one element
     at a time, which keep dividing. On 44 bf16 problems per direction (H100, bench/results/k-walk/) the best instance
@@ -250,13 +233,13 @@ def k_walk(config: KernelConfig) -> str:
     those tiles too made the best instance of some problems 0.75x as fast (small even C/G, 1x1 filters: the divided
     channel index keeps the contiguity the compiler vectorises, a loop-carried one does not).
 
-    The tap-major backward-data tiles of 32-deep steps walk incrementally, the 64-deep ones keep dividing. As twins of
-    `default`'s tap-major bwd_data kernels on 24 strided bf16 training problems (H100, bench/results/exact-offsets/),
-    the best instance ran 1.149x faster in geomean with this rule (C/G > 16 1.153x, worst problem 0.95x), 1.145x with
-    every tile incremental (the 64-deep tiles 0.81-1.00x, worst problem 0.81x). Those kernels keep the divided loop
-    for stride 1 beside the incremental one (exact_offsets_fit), so they divide where the two would not fit."""
+    The tap-major backward-data tiles walk incrementally at every depth and stride: a row's dY pixel is its residue
+    class pixel plus the tap's exact offset, so no row divides by the stride. As twins of `default`'s tap-major bf16
+    bwd_data kernels (H100, bench/results/exact-offsets/), one exact-offset loop ran the best instance 1.163x faster in
+    geomean than the kernels it replaced (strided C/G > 16, worst problem 1.06x; C/G <= 16 1.256x, stride 1 0.98-1.00x,
+    the 64-deep tiles 1.13-1.37x), and those had run 1.149x faster than dividing everywhere."""
     if config.tap_major and config.direction is Direction.bwd_data:
-        return "incremental" if config.block_k < 64 and exact_offsets_fit(config) else "divide"
+        return "incremental"
     if config.direction is not Direction.bwd_weight and config.vector_width == 1 and config.groups_to_merge == 1:
         return "divide"
     return "incremental"

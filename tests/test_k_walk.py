@@ -84,8 +84,8 @@ def test_the_incremental_walk_matches_float64_reference(name, fields, tmp_path):
     ("bwd_data_bf16_igemm_m128n32k32_w4_s3_ms_g1_v8_mg1", True, "incremental"),
     ("bwd_data_bf16_igemm_m64n16k32_w2_s3_ms_g1_v1_mg1", True, "divide"),  # (v1, mg1) tiles lost in the A/B
     ("bwd_data_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm", True, "incremental"),  # tap-major: each row's dY pixel
-    ("bwd_data_bf16_igemm_m128n64k64_w4_s3_ms_g8_v8_mg1_tm", True, "divide"),  # 64-deep steps lost in the A/B
-    ("bwd_data_fp32_igemm_m256n64k32_w8_s3_ms_g8_v4_mg1_tm", True, "divide"),  # two loops' buffers would not fit
+    ("bwd_data_bf16_igemm_m128n64k64_w4_s3_ms_g8_v8_mg1_tm", True, "incremental"),  # 64-deep steps too
+    ("bwd_data_fp32_igemm_m256n64k32_w8_s3_ms_g8_v4_mg1_tm", True, "incremental"),
     ("fwd_bf16_depthwise_t4x8c32_f3_m2_w2_v8", False, "incremental"),
 ])
 def test_only_the_walks_that_divide_take_the_choice(name, walks, rule):
@@ -111,14 +111,13 @@ def test_the_incremental_walk_divides_less_on_sm_90(tmp_path):
     assert counts["incremental"]["cp.async.cg.shared.global"] == counts["divide"]["cp.async.cg.shared.global"] > 0
 
 
-def test_the_tap_major_bwd_data_walk_divides_no_row_by_the_stride_past_stride_1():
-    """At stride 1 the incremental tap-major kernel compiles the divided loop alone (both strides are constants
-    there, so its code is the divided kernel's); past it, each row's dY pixel is its class pixel plus the tap's offset."""
+def test_the_tap_major_bwd_data_walk_divides_no_row_by_the_stride():
+    """One loop at every stride: each row's dY pixel is its class pixel plus the tap's offset (the divided walk, the
+    choice's other value, divides each row's tap offset by the stride)."""
     config = KernelConfig.from_name("bwd_data_bf16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_tm")
-    divided = render(config, PROVENANCE, {"k_walk": "divide"})
-    stride_1, strided = render(config, PROVENANCE).split("    if stride_h * stride_w == 1:\n")[1].split("    else:\n")
-    divided_loop = divided.split("    for step in range(")[1].split("\n\n")[0]
-    assert stride_1.split("        for step in range(")[1].replace("\n    ", "\n").rstrip() == divided_loop
-    assert "ho = th // stride_h" in divided_loop
-    loop = strided.split("for step in range(")[1].split("\n\n")[0]
+    divided = render(config, PROVENANCE, {"k_walk": "divide"}).split("    for step in range(")
+    incremental = render(config, PROVENANCE).split("    for step in range(")
+    assert len(divided) == len(incremental) == 2
+    assert "ho = th // stride_h" in divided[1].split("\n\n")[0]
+    loop = incremental[1].split("\n\n")[0]
     assert "// stride" not in loop and "ho = qh + (dh0 - ty * dh_step)" in loop

@@ -74,11 +74,20 @@ def test_padded_work_pads_each_tap():
         tiles_per_class * 15 * 32  # 24 -> 32 per tap
 
 
-@pytest.mark.parametrize("strides", [(2, 2), (1, 2), (3, 2)])
-def test_fp32_tap_major_bwd_data_at_stride_above_1_equals_the_reference(strides):
-    """The exact-offset loop (`k_walk` incremental) of a `default` fp32 kernel: strides in both axes, one axis only
-    (stride_h 1, where Triton makes that argument a constant but the condition stays a run-time value), and 3."""
+@pytest.mark.parametrize("strides", [(1, 1), (2, 2), (1, 2), (3, 2)])
+@pytest.mark.parametrize("kernel", ["bwd_data_fp32_igemm_m64n64k32_w4_s3_ms_g8_v4_mg1_tm",
+                                    "bwd_data_fp32_igemm_m64n64k64_w4_s3_ms_g8_v4_mg1_tm"])
+def test_fp32_tap_major_bwd_data_equals_the_reference_at_every_stride(kernel, strides):
+    """The exact-offset loop (`k_walk` incremental) of `default` fp32 kernels of 32- and 64-deep steps: stride 1, strides
+    in both axes, one axis only (stride_h 1, an argument Triton makes a constant), and 3."""
     problem = Problem(direction="bwd_data", dtype="fp32", N=2, G=2, C=12, K=20, Hi=13, Wi=11, Y=3, X=3,
                       stride_h=strides[0], stride_w=strides[1], pad_h=1, pad_w=2, dil_h=1, dil_w=2)
-    assert_matches_reference("bwd_data_fp32_igemm_m64n64k32_w4_s3_ms_g8_v4_mg1_tm", problem, seed=5, num_programs=4,
-                             rule_set="default")
+    assert_matches_reference(kernel, problem, seed=5, num_programs=4, rule_set="default")
+
+
+@pytest.mark.parametrize("shape", ["c40-s1", "s2-d2-h-only"])
+def test_merged_tap_major_bwd_data_equals_the_reference(shape):
+    """Two groups share a tile of the exact-offset loop (`default`'s 64-deep merged tile; G = 2 and 3 groups)."""
+    problem = Problem(direction="bwd_data", dtype="fp16", **{**SHAPES[shape], "G": 3})
+    assert_matches_reference("bwd_data_fp16_igemm_m128n64k64_w4_s3_ms_g8_v8_mg2_tm", problem, seed=3,
+                             num_programs=4, rule_set="default")

@@ -98,64 +98,37 @@ def _conv_tile(
     # are computed once per tap, not per element (a filter count short of BLOCK_K pads each tap's last step).
     filter_steps = tl.cdiv(group_filters, BLOCK_K)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    if stride_h * stride_w == 1:
-        # Triton compiles an argument equal to 1 as a constant: at stride 1 only this loop is compiled (the
-        # divisions by 1 fold away); at stride > 1 the one below, whose rows' dY pixels need no division.
-        for step in range(0, fy_count * fx_count * filter_steps):
-            tap = step // filter_steps
-            k0 = (step - tap * filter_steps) * BLOCK_K
-            fy = fy0 + (tap // fx_divisor) * fy_step
-            fx = fx0 + (tap % fx_divisor) * fx_step
-            filt = k0 + tl.arange(0, BLOCK_K)
-            mask_k = filt < group_filters
-            # A: dY at the output pixel this tap maps each row to (the division is exact for the class's taps).
-            th = hi + pad_h - fy * dil_h
-            tw = wi + pad_w - fx * dil_w
-            ho = th // stride_h
-            wo = tw // stride_w
-            row_mask = mask_m & (th >= 0) & (tw >= 0) & (ho < Ho) & (wo < Wo)
-            a_mask = row_mask[:, None] & mask_k[None, :]
-            a_offs = (dy_pixel + ho * syh + wo * syw)[:, None] + ((g0 * K + filt) * syk)[None, :]
-            a_offs = tl.max_contiguous(tl.multiple_of(a_offs, [1, VEC]), [1, VEC])
-            a = tl.load(dy_ptr + a_offs, mask=a_mask, other=0.0)
-            # B: weights of group g0, w[g0*K + k, j, fy, fx].
-            b_mask = mask_k[:, None] & mask_n[None, :]
-            b_offs = ((g0 * K + filt) * swk + fy * swy + fx * swx)[:, None] + (offs_n * swc)[None, :]
-            b_offs = tl.max_contiguous(tl.multiple_of(b_offs, [1, VEC]), [1, VEC])
-            b = tl.load(w_ptr + b_offs, mask=b_mask, other=0.0)
-            acc = tl.dot(a, b, acc)
-    else:
-        qh = (offs_q // Wq) % Hq
-        qw = offs_q % Wq
-        # The class's taps lie fy_step * dil_h rows apart, a multiple of stride_h: tap ty's dY row offset is
-        # dh0 - ty * dh_step (likewise columns), so no lane divides by the stride.
-        dh0 = (residue // stride_w + pad_h - fy0 * dil_h) // stride_h
-        dh_step = fy_step * dil_h // stride_h
-        dw0 = (residue % stride_w + pad_w - fx0 * dil_w) // stride_w
-        dw_step = fx_step * dil_w // stride_w
-        for step in range(0, fy_count * fx_count * filter_steps):
-            tap = step // filter_steps
-            k0 = (step - tap * filter_steps) * BLOCK_K
-            ty = tap // fx_divisor
-            tx = tap - ty * fx_divisor
-            fy = fy0 + ty * fy_step
-            fx = fx0 + tx * fx_step
-            filt = k0 + tl.arange(0, BLOCK_K)
-            mask_k = filt < group_filters
-            # A: dY at the output pixel this tap maps each row to: the class pixel moved by the tap's exact offset.
-            ho = qh + (dh0 - ty * dh_step)
-            wo = qw + (dw0 - tx * dw_step)
-            row_mask = mask_m & (ho >= 0) & (wo >= 0) & (ho < Ho) & (wo < Wo)
-            a_mask = row_mask[:, None] & mask_k[None, :]
-            a_offs = (dy_pixel + ho * syh + wo * syw)[:, None] + ((g0 * K + filt) * syk)[None, :]
-            a_offs = tl.max_contiguous(tl.multiple_of(a_offs, [1, VEC]), [1, VEC])
-            a = tl.load(dy_ptr + a_offs, mask=a_mask, other=0.0)
-            # B: weights of group g0, w[g0*K + k, j, fy, fx].
-            b_mask = mask_k[:, None] & mask_n[None, :]
-            b_offs = ((g0 * K + filt) * swk + fy * swy + fx * swx)[:, None] + (offs_n * swc)[None, :]
-            b_offs = tl.max_contiguous(tl.multiple_of(b_offs, [1, VEC]), [1, VEC])
-            b = tl.load(w_ptr + b_offs, mask=b_mask, other=0.0)
-            acc = tl.dot(a, b, acc)
+    qh = (offs_q // Wq) % Hq
+    qw = offs_q % Wq
+    # The class's taps lie fy_step * dil_h rows apart, a multiple of stride_h: tap ty's dY row offset is
+    # dh0 - ty * dh_step (likewise columns), so no lane divides by the stride.
+    dh0 = (residue // stride_w + pad_h - fy0 * dil_h) // stride_h
+    dh_step = fy_step * dil_h // stride_h
+    dw0 = (residue % stride_w + pad_w - fx0 * dil_w) // stride_w
+    dw_step = fx_step * dil_w // stride_w
+    for step in range(0, fy_count * fx_count * filter_steps):
+        tap = step // filter_steps
+        k0 = (step - tap * filter_steps) * BLOCK_K
+        ty = tap // fx_divisor
+        tx = tap - ty * fx_divisor
+        fy = fy0 + ty * fy_step
+        fx = fx0 + tx * fx_step
+        filt = k0 + tl.arange(0, BLOCK_K)
+        mask_k = filt < group_filters
+        # A: dY at the output pixel this tap maps each row to: the class pixel moved by the tap's exact offset.
+        ho = qh + (dh0 - ty * dh_step)
+        wo = qw + (dw0 - tx * dw_step)
+        row_mask = mask_m & (ho >= 0) & (wo >= 0) & (ho < Ho) & (wo < Wo)
+        a_mask = row_mask[:, None] & mask_k[None, :]
+        a_offs = (dy_pixel + ho * syh + wo * syw)[:, None] + ((g0 * K + filt) * syk)[None, :]
+        a_offs = tl.max_contiguous(tl.multiple_of(a_offs, [1, VEC]), [1, VEC])
+        a = tl.load(dy_ptr + a_offs, mask=a_mask, other=0.0)
+        # B: weights of group g0, w[g0*K + k, j, fy, fx].
+        b_mask = mask_k[:, None] & mask_n[None, :]
+        b_offs = ((g0 * K + filt) * swk + fy * swy + fx * swx)[:, None] + (offs_n * swc)[None, :]
+        b_offs = tl.max_contiguous(tl.multiple_of(b_offs, [1, VEC]), [1, VEC])
+        b = tl.load(w_ptr + b_offs, mask=b_mask, other=0.0)
+        acc = tl.dot(a, b, acc)
 
     dx_offs = (n * sxn + hi * sxh + wi * sxw)[:, None] + ((g0 * C + offs_n) * sxc)[None, :]
     # Rows start at multiples of VEC (C % VEC == 0): stored VEC channels at a time, not one (the compiler knows it

@@ -103,19 +103,27 @@ def _conv_tile(
     # are computed once per tap, not per element (a filter count short of BLOCK_K pads each tap's last step).
     filter_steps = tl.cdiv(group_filters, BLOCK_K)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    qh = (offs_q // Wq) % Hq
+    qw = offs_q % Wq
+    # The class's taps lie fy_step * dil_h rows apart, a multiple of stride_h: tap ty's dY row offset is
+    # dh0 - ty * dh_step (likewise columns), so no lane divides by the stride.
+    dh0 = (residue // stride_w + pad_h - fy0 * dil_h) // stride_h
+    dh_step = fy_step * dil_h // stride_h
+    dw0 = (residue % stride_w + pad_w - fx0 * dil_w) // stride_w
+    dw_step = fx_step * dil_w // stride_w
     for step in range(0, fy_count * fx_count * filter_steps):
         tap = step // filter_steps
         k0 = (step - tap * filter_steps) * BLOCK_K
-        fy = fy0 + (tap // fx_divisor) * fy_step
-        fx = fx0 + (tap % fx_divisor) * fx_step
+        ty = tap // fx_divisor
+        tx = tap - ty * fx_divisor
+        fy = fy0 + ty * fy_step
+        fx = fx0 + tx * fx_step
         filt = k0 + tl.arange(0, BLOCK_K)
         mask_k = filt < group_filters
-        # A: dY at the output pixel this tap maps each row to (the division is exact for the class's taps).
-        th = hi + pad_h - fy * dil_h
-        tw = wi + pad_w - fx * dil_w
-        ho = th // stride_h
-        wo = tw // stride_w
-        row_mask = mask_m & (th >= 0) & (tw >= 0) & (ho < Ho) & (wo < Wo)
+        # A: dY at the output pixel this tap maps each row to: the class pixel moved by the tap's exact offset.
+        ho = qh + (dh0 - ty * dh_step)
+        wo = qw + (dw0 - tx * dw_step)
+        row_mask = mask_m & (ho >= 0) & (wo >= 0) & (ho < Ho) & (wo < Wo)
         a_mask = row_mask[:, None] & mask_k[None, :]
         a_offs = (dy_pixel + ho * syh + wo * syw)[:, None] + ((g0 * K + filt) * syk)[None, :]
         a_offs = tl.max_contiguous(tl.multiple_of(a_offs, [1, VEC]), [1, VEC])
