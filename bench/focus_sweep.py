@@ -11,9 +11,11 @@ CSVs: carrying them all (tens of MB) does not fit the device tree, and resuming 
 compile warm-up. `gather` writes bench/problems/NAME.csv, the problems of the sweeps (bench/device_setup.sh's
 ALL_SWEEPS unless --sweeps) that lack a row or have one --remeasure selects (bench/drop_rows.py's grammar: the rows of
 kernels whose code changed, or new kernels' bases to time twins and bases in one run), each once, and
-bench/results/NAME.csv, their rows so far less those --remeasure selects.
-The resumed copy then holds the missing rows; `scatter` puts every row it holds that NAME.csv did not into each sweep
-whose problems hold its problem, replacing that sweep's row of the same (problem, kernel), and deletes both NAME
+bench/results/NAME.csv, their rows so far less those --remeasure selects, and bench/results/NAME.kept, the (problem,
+kernel) pairs of those rows. A resume that takes several device calls copies each call's resumed NAME.csv over
+bench/results/NAME.csv before the next (the ledger, not that file, says which rows came from the sweeps).
+The resumed copy then holds the missing rows; `scatter` puts every row it holds beyond the ledger into each sweep
+whose problems hold its problem, replacing that sweep's row of the same (problem, kernel), and deletes the three NAME
 files. Every file is rewritten through a temporary file (nothing half-written).
 """
 from __future__ import annotations
@@ -27,6 +29,7 @@ from gconv.bench.problems import read_problems, write_problems
 from gconv.bench.profile import plan_jobs
 from gconv.bench.rows import done_kernels, read_rows, rewrite_rows
 from gconv.bench.summarise_sweeps import DEVICE_SETUP, sweep_pairs
+from gconv.files import replacing
 from gconv.paths import REPO_ROOT
 from gconv.schemas.expressions import parse
 
@@ -41,6 +44,11 @@ def sweep_files(pair: str, bench: Path) -> tuple[Path, Path]:
 
 def pair_key(row: dict) -> tuple[str, str]:
     return row["problem"], row["kernel"]
+
+
+def ledger_path(bench: Path, name: str) -> Path:
+    """The (problem, kernel) pairs gather took from the sweeps, one tab-separated pair a line."""
+    return bench / "results" / f"{name}.kept"
 
 
 def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BENCH, arch: str = "sm_90"
@@ -67,13 +75,14 @@ def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BEN
     write_problems(bench / "problems" / f"{name}.csv", focus, comment=f"bench/focus_sweep.py gather: the problems of "
                    f"{len(pairs)} sweeps that lack a `default` row")
     rewrite_rows(bench / "results" / f"{name}.csv", kept)
+    with replacing(ledger_path(bench, name)) as ledger:
+        ledger.writelines(f"{problem}\t{kernel}\n" for problem, kernel in map(pair_key, kept))
     return len(focus), len(kept), sum(len(job.pending) for job in owed)
 
 
 def scatter(pairs: list[str], name: str, measured: Path, bench: Path = BENCH) -> dict[Path, int]:
-    """Move the rows measured holds beyond BENCH/results/NAME.csv into the sweeps (above); rows added or replaced per
-    sweep."""
-    before = {pair_key(row) for row in read_rows(bench / "results" / f"{name}.csv")}
+    """Move the rows measured holds beyond gather's ledger into the sweeps (above); rows added or replaced per sweep."""
+    before = {tuple(line.split("\t")) for line in ledger_path(bench, name).read_text().splitlines()}
     new = [row for row in read_rows(measured) if pair_key(row) not in before]
     added = {}
     for pair in pairs:
@@ -86,8 +95,8 @@ def scatter(pairs: list[str], name: str, measured: Path, bench: Path = BENCH) ->
         rows = [row for row in read_rows(result) if pair_key(row) not in replaced]
         rewrite_rows(result, rows + mine)
         added[result] = added.get(result, 0) + len(mine)
-    (bench / "results" / f"{name}.csv").unlink()
-    (bench / "problems" / f"{name}.csv").unlink()
+    for path in (bench / "results" / f"{name}.csv", ledger_path(bench, name), bench / "problems" / f"{name}.csv"):
+        path.unlink()
     return added
 
 
@@ -108,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.measured is None:
         parser.error("scatter needs --measured")
-    if not (BENCH / "results" / f"{args.name}.csv").exists():
-        parser.error(f"no bench/results/{args.name}.csv: gather first")
+    if not ledger_path(BENCH, args.name).exists():
+        parser.error(f"no bench/results/{args.name}.kept: gather first")
     for path, count in scatter(pairs, args.name, args.measured).items():
         print(f"{path.relative_to(REPO_ROOT)}: {count} rows added or replaced")
     return 0

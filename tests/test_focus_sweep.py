@@ -47,12 +47,15 @@ def test_gather_then_scatter_fills_every_sweep_with_the_rows_its_problems_lack(t
     assert {r["problem"] for r in focused} == {shared.key, other.key}
     assert not any(r["kernel"] == bases[r["problem"]][0][:-3] for r in focused)  # the base, to be timed again
 
+    # Two device calls: the first call's resumed copy replaces focus.csv before the second resumes it.
     measured = tmp_path / "measured.csv"
     owed = plan_jobs([shared, other], "default", "sm_90", done_kernels(focused))
-    append_rows(measured, focused + [row for job in owed for row in rows_for(job.problem, list(job.pending), 1.0)])
+    new_rows = [row for job in owed for row in rows_for(job.problem, list(job.pending), 1.0)]
+    append_rows(tmp_path / "results" / "focus.csv", new_rows[:5])
+    append_rows(measured, focused + new_rows)
     added = scatter(["a:a", "b:b"], "focus", measured, bench=tmp_path)
     assert added == {tmp_path / "results" / "a.csv": 8, tmp_path / "results" / "b.csv": 16}
-    assert sorted(p.name for p in tmp_path.rglob("*.csv")) == ["a.csv", "a.csv", "b.csv", "b.csv", "measured.csv"]
+    assert sorted(p.name for p in tmp_path.rglob("*.*")) == ["a.csv", "a.csv", "b.csv", "b.csv", "measured.csv"]
     for name, problems in (("a", [shared, complete]), ("b", [other, shared])):
         rows = read_rows(tmp_path / "results" / f"{name}.csv")
         assert not plan_jobs(problems, "default", "sm_90", done_kernels(rows))
