@@ -28,6 +28,9 @@ DEVICE_SHAPES: dict[str, dict] = {
                       dil_h=2, dil_w=2),
     "small-groups": dict(N=4, G=12, C=4, K=4, Hi=17, Wi=17, Y=3, X=3, pad_h=1, pad_w=1),
     "merge-d2": dict(N=2, G=16, C=16, K=16, Hi=14, Wi=14, Y=3, X=3, pad_h=2, pad_w=2, dil_h=2, dil_w=2),
+    # 8 channels and filters a group: 4 or 8 merged groups fill a 32-wide tile, K % 16 != 0 runs their aligned-K twins;
+    # G = 12 leaves the last 8-group tile half empty.
+    "merge-c8k8": dict(N=2, G=12, C=8, K=8, Hi=13, Wi=11, Y=3, X=3, pad_h=1, pad_w=1),
     "depthwise-s2": dict(N=4, G=64, C=1, K=1, Hi=29, Wi=31, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),
     "depthwise-5x5-d2": dict(N=2, G=96, C=1, K=1, Hi=20, Wi=20, Y=5, X=5, pad_h=4, pad_w=4, dil_h=2, dil_w=2),
     "multiplier-s2": dict(N=2, G=24, C=1, K=2, Hi=15, Wi=15, Y=3, X=3, stride_h=2, stride_w=2, pad_h=1, pad_w=1),

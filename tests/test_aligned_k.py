@@ -61,6 +61,7 @@ def test_the_twin_stores_whole_vectors_where_its_base_stores_elements():
     ("fwd_fp16_igemm_m64n32k32_w4_s3_ms_g8_v8_mg1_ak", dict(G=3, C=8, K=24, Hi=9, Wi=7)),
     ("fwd_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_ak", dict(G=2, C=16, K=40, Hi=6, Wi=9, stride_h=2, dil_w=2,
                                                            pad_w=2)),
+    ("fwd_fp16_igemm_m128n64k64_w8_s3_ms_g8_v8_mg2_ak", dict(G=3, C=24, K=24, Hi=7, Wi=9, pad_h=1, pad_w=1)),
 ])
 def test_twins_of_full_compute_right(name, fields):
     entry = entries_by_name("full")[name]
