@@ -36,12 +36,12 @@ def test_gather_then_scatter_fills_every_sweep_with_the_rows_its_problems_lack(t
     append_rows(tmp_path / "results" / "a.csv", old_rows(shared) + old_rows(complete))
     append_rows(tmp_path / "results" / "b.csv", old_rows(other) + old_rows(shared))
     twins = {p.key: [k for k in candidate_kernels(p, "default", "sm_90") if k.endswith("_ak")] for p in (shared, other)}
-    assert [len(t) for t in twins.values()] == [7, 7] and not plan_jobs([complete], "default", "sm_90",
+    assert [len(t) for t in twins.values()] == [10, 10] and not plan_jobs([complete], "default", "sm_90",
                                                                          done_kernels(old_rows(complete)))
     bases = {key: [k for k in twins[key] if "m64n64k32" in k] for key in twins}  # what BASE names, as twins
 
     assert gather(["a:a", "b:b"], "focus", BASE, bench=tmp_path) == (2, len(old_rows(shared)) + len(old_rows(other))
-                                                                     - 2, 16)
+                                                                     - 2, 22)
     assert [p.key for p in read_problems(tmp_path / "problems" / "focus.csv")] == [shared.key, other.key]
     focused = read_rows(tmp_path / "results" / "focus.csv")
     assert {r["problem"] for r in focused} == {shared.key, other.key}
@@ -54,7 +54,7 @@ def test_gather_then_scatter_fills_every_sweep_with_the_rows_its_problems_lack(t
     append_rows(tmp_path / "results" / "focus.csv", new_rows[:5])
     append_rows(measured, focused + new_rows)
     added = scatter(["a:a", "b:b"], "focus", measured, bench=tmp_path)
-    assert added == {tmp_path / "results" / "a.csv": 8, tmp_path / "results" / "b.csv": 16}
+    assert added == {tmp_path / "results" / "a.csv": 11, tmp_path / "results" / "b.csv": 22}
     assert sorted(p.name for p in tmp_path.rglob("*.*")) == ["a.csv", "a.csv", "b.csv", "b.csv", "measured.csv"]
     for name, problems in (("a", [shared, complete]), ("b", [other, shared])):
         rows = read_rows(tmp_path / "results" / f"{name}.csv")
