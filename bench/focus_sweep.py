@@ -53,7 +53,8 @@ def ledger_path(bench: Path, name: str) -> Path:
 
 def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BENCH, arch: str = "sm_90"
            ) -> tuple[int, int, int]:
-    """Write BENCH/problems/NAME.csv and BENCH/results/NAME.csv (above); (problems, rows kept, pairs to measure)."""
+    """Write BENCH/problems/NAME.csv, BENCH/results/NAME.csv and its ledger (above); (problems, rows kept, pairs to
+    measure)."""
     expression = parse(remeasure) if remeasure else None
     problems, rows, seen_rows = {}, [], set()
     for pair in pairs:
