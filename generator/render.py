@@ -9,7 +9,6 @@ import jinja2
 
 from gconv.schemas import Algorithm, Direction, DType, KernelConfig, Pipeline
 
-
 GENERATOR_VERSION = "1"
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
@@ -102,8 +101,8 @@ TAP_LOOPS = {
 # filter), the backward-weight's pixel (n, ho, wo): divided out of the reduction index every step, or advanced step by
 # step by compare-and-subtract (no integer division in the loop; backward-data also finds each element's dY pixel
 # as its row's class pixel plus its lane's tap offset instead of dividing every element by the stride). The
-# tap-major backward-data walk has no flat index; "incremental" there finds each row's dY pixel at stride > 1 as its
-# class pixel plus the tap's offset, "divide" divides every row by the stride every step.
+# tap-major backward-data walk has no flat index; "incremental" there finds each row's dY pixel as its class pixel
+# plus the tap's offset, "divide" divides every row by the stride every step.
 K_WALKS = ("divide", "incremental")
 # How deep Triton software-pipelines the innermost loop of a kernel without tensor cores (Triton pipelines the loads
 # of a loop only when they feed tl.dot or the loop asks for stages): "1" is a plain loop, each step's loads waiting
