@@ -56,21 +56,21 @@ def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BEN
     """Write BENCH/problems/NAME.csv, BENCH/results/NAME.csv and its ledger (above); (problems, rows kept, pairs to
     measure)."""
     expression = parse(remeasure) if remeasure else None
-    problems, rows, seen_rows = {}, [], set()
+    problems, kept, seen_rows = {}, [], set()
     for pair in pairs:
         result, problem_file = sweep_files(pair, bench)
         existing, listed = read_rows(result), {p.key: p for p in read_problems(problem_file)}
         lacking = {job.problem.key for job in plan_jobs(list(listed.values()), "default", arch, done_kernels(existing))}
-        redone = {row["problem"] for row in existing if expression and row["problem"] in listed
-                  and row_matches(expression, row)}
-        chosen = lacking | redone
+        redone = [expression is not None and row["problem"] in listed and row_matches(expression, row)
+                  for row in existing]
+        chosen = lacking | {row["problem"] for row, again in zip(existing, redone) if again}
         for key in [key for key in listed if key in chosen]:
             problems.setdefault(key, listed[key])
-        for row in existing:
+        for row, again in zip(existing, redone):  # a pair's first row decides; one to measure again is left out
             if row["problem"] in chosen and pair_key(row) not in seen_rows:
                 seen_rows.add(pair_key(row))
-                rows.append(row)
-    kept = [row for row in rows if not (expression and row_matches(expression, row))]
+                if not again:
+                    kept.append(row)
     focus = list(problems.values())
     owed = plan_jobs(focus, "default", arch, done_kernels(kept))
     write_problems(bench / "problems" / f"{name}.csv", focus, comment=f"bench/focus_sweep.py gather: the problems of "
