@@ -87,7 +87,8 @@ def test_fp32_tap_major_bwd_data_equals_the_reference_at_every_stride(kernel, st
 
 @pytest.mark.parametrize("shape", ["c40-s1", "s2-d2-h-only"])
 def test_merged_tap_major_bwd_data_equals_the_reference(shape):
-    """Two groups share a tile of the exact-offset loop (`default`'s 64-deep merged tile; G = 2 and 3 groups)."""
+    """Two groups share a tile of the exact-offset loop (`default`'s 64-deep merged tile; G = 3, so the second tile
+    holds one group)."""
     problem = Problem(direction="bwd_data", dtype="fp16", **{**SHAPES[shape], "G": 3})
     assert_matches_reference("bwd_data_fp16_igemm_m128n64k64_w4_s3_ms_g8_v8_mg2_tm", problem, seed=3,
                              num_programs=4, rule_set="default")
