@@ -81,6 +81,12 @@ def global_memory_ops(cubin: bytes) -> Counter:
     return Counter(re.findall(r"\b((?:LDG|LDGSTS|STG)\.E[.A-Z0-9]*)", cuobjdump(cubin, "-sass")))
 
 
+def atomic_ops(cubin: bytes) -> Counter:
+    """The atomics, memory barriers and cache invalidations of a cubin's SASS by opcode (REDG.E.ADD.F32..., ATOMG...,
+    MEMBAR.ALL.GPU, CCTL.IVALL): how a split bwd_weight kernel adds its partial sums (render.py ATOMICS)."""
+    return Counter(re.findall(r"\b((?:REDG|ATOMG|MEMBAR|CCTL)\.[.A-Z0-9]*)", cuobjdump(cubin, "-sass")))
+
+
 def specialised_cubin(source: str, problem: Problem, arch: str) -> bytes:
     """One kernel's cubin as Triton's JIT compiles it for problem (jit_specialisation)."""
     from gconv.ci.compile_check import compile_specialised
@@ -92,6 +98,11 @@ def specialised_cubin(source: str, problem: Problem, arch: str) -> bytes:
 def memory_ops_one(source: str, problem: Problem, arch: str) -> Counter:
     """global_memory_ops of one kernel compiled for problem's specialisation."""
     return global_memory_ops(specialised_cubin(source, problem, arch))
+
+
+def atomic_ops_one(source: str, problem: Problem, arch: str) -> Counter:
+    """atomic_ops of one kernel compiled for problem's specialisation."""
+    return atomic_ops(specialised_cubin(source, problem, arch))
 
 
 def measure_one(source: str, name: str, problem: Problem, arch: str) -> Usage:

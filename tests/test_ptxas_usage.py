@@ -1,11 +1,13 @@
 """bench/ptxas_usage.py: the JIT's specialisation of a problem, a rolled depthwise bwd_data kernel compiled for sm_90
-on the CPU without spilling, and vector kernels loading whole vectors where the JIT cannot see the sizes aligned."""
+on the CPU without spilling, vector kernels loading whole vectors where the JIT cannot see the sizes aligned, and split
+bwd_weight kernels adding their partial sums without a fence per atomic."""
 import multiprocessing
 
 import pytest
 from concurrent.futures import ProcessPoolExecutor
 
-from gconv.bench.ptxas_usage import integer_arguments, jit_specialisation, measure_one, memory_ops_one
+from gconv.bench.ptxas_usage import (atomic_ops_one, integer_arguments, jit_specialisation, measure_one,
+                                     memory_ops_one)
 from gconv.paths import REPO_ROOT
 from gconv.runtime.registry import entries_by_name
 from gconv.schemas import Problem
@@ -58,4 +60,26 @@ def test_vector_kernels_load_whole_vectors_where_the_jit_cannot_see_the_sizes_al
     assert any(getattr(problem, size) % 16 for size in entry.config.vector_aligned_sizes)  # unseen by the JIT
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
         ops = pool.submit(memory_ops_one, str(REPO_ROOT / entry.source), problem, "sm_90").result()
+    assert dict(ops) == expected
+
+
+# acq_rel, tl.atomic_add's default, made each partial sum's atomic a MEMBAR.ALL.GPU, an ATOMG whose result is awaited
+# and a CCTL.IVALL (64 of each a thread for the 64 x 128 tile below); relaxed ones are fire-and-forget REDG
+# (render.py ATOMICS). Last arrival keeps one acq_rel counter increment (ATOMG.E.ADD, its fence and invalidation) and
+# the counter's reset (ATOMG.E.EXCH).
+@pytest.mark.parametrize("name, expected", [
+    ("bwd_weight_bf16_igemm_m64n128k32_w4_s3_ms_g8_v8_mg1_sk16la",
+     {"REDG.E.ADD.F32.FTZ.RN.STRONG.GPU": 64, "ATOMG.E.ADD.STRONG.GPU": 1, "ATOMG.E.EXCH.STRONG.GPU": 1,
+      "MEMBAR.ALL.GPU": 2, "MEMBAR.ALL.CTA": 1, "CCTL.IVALL": 2}),
+    ("bwd_weight_bf16_igemm_m32n64k32_w4_s3_ms_g1_v8_mg2_sk8", {"REDG.E.ADD.F32.FTZ.RN.STRONG.GPU": 16}),
+    ("bwd_weight_bf16_depthwise_t4x16c32_f3_m1_sr1_w4_v8_sk64la",
+     {"REDG.E.ADD.F32.FTZ.RN.STRONG.GPU": 3, "ATOMG.E.ADD.STRONG.GPU": 1, "ATOMG.E.EXCH.STRONG.GPU": 1,
+      "MEMBAR.ALL.GPU": 2, "CCTL.IVALL": 2}),
+])
+def test_split_kernels_add_partial_sums_without_a_fence_each(name, expected):
+    entry = entries_by_name("default")[name]
+    problem = Problem(direction="bwd_weight", dtype="bf16", N=32, G=32, C=24, K=24, Hi=64, Wi=64, Y=3, X=3, stride_h=1,
+                      stride_w=1, pad_h=1, pad_w=1, dil_h=1, dil_w=1)
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        ops = pool.submit(atomic_ops_one, str(REPO_ROOT / entry.source), problem, "sm_90").result()
     assert dict(ops) == expected

@@ -40,5 +40,5 @@ def test_render_has_no_trailing_whitespace_or_template_residue():
     text = render(config, Provenance(("rules/x.yaml",), "r", (), "gconv generate --all"))
     assert all(line == line.rstrip() for line in text.splitlines())
     assert "{{" not in text and "{%" not in text
-    assert "tl.atomic_add(dw_ptr + dw_offs, acc, mask=out_mask)" in text
+    assert 'tl.atomic_add(dw_ptr + dw_offs, acc, mask=out_mask, sem="relaxed")' in text
     assert "GROUPS_TO_MERGE = tl.constexpr(2)" in text and "SPLIT_K = tl.constexpr(4)" in text

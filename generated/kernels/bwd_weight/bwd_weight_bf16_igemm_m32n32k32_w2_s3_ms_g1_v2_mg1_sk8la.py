@@ -104,7 +104,7 @@ def _conv_tile(
 
     out_mask = mask_m[:, None] & mask_n[None, :]
     dw_offs = ((g0 * K + offs_m) * swk)[:, None] + (channel * swc + fy * swy + fx * swx)[None, :]
-    tl.atomic_add(ws_ptr + dw_offs, acc, mask=out_mask)
+    tl.atomic_add(ws_ptr + dw_offs, acc, mask=out_mask, sem="relaxed")
     # The output tile's counter: one per (tile, group block), the programs of one split.
     tl.debug_barrier()
     arrival = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)

@@ -121,7 +121,7 @@ def _conv_tile(
     # Keep the block diagonal: filter and channel of the same group.
     out_mask = mask_m[:, None] & mask_n[None, :] & ((offs_m // K)[:, None] == (channel // C)[None, :])
     dw_offs = ((g0 * K + offs_m) * swk)[:, None] + ((channel % C) * swc + fy * swy + fx * swx)[None, :]
-    tl.atomic_add(dw_ptr + dw_offs, acc, mask=out_mask)
+    tl.atomic_add(dw_ptr + dw_offs, acc, mask=out_mask, sem="relaxed")
 
 
 @triton.jit

@@ -119,22 +119,22 @@ def kernel(
 
     dw_offs = g * swk + fy * swy + 0 * swx
     total = tl.sum(acc_0, axis=0)
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g, sem="relaxed")
     dw_offs = g * swk + fy * swy + 1 * swx
     total = tl.sum(acc_1, axis=0)
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g, sem="relaxed")
     dw_offs = g * swk + fy * swy + 2 * swx
     total = tl.sum(acc_2, axis=0)
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g, sem="relaxed")
     dw_offs = g * swk + fy * swy + 3 * swx
     total = tl.sum(acc_3, axis=0)
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g, sem="relaxed")
     dw_offs = g * swk + fy * swy + 4 * swx
     total = tl.sum(acc_4, axis=0)
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g, sem="relaxed")
     dw_offs = g * swk + fy * swy + 5 * swx
     total = tl.sum(acc_5, axis=0)
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g, sem="relaxed")
     dw_offs = g * swk + fy * swy + 6 * swx
     total = tl.sum(acc_6, axis=0)
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g, sem="relaxed")

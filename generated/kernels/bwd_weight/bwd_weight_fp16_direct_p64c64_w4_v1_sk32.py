@@ -70,4 +70,4 @@ def kernel(
 
     total = tl.sum(acc, axis=0)
     dw_offs = offs_c * swk + channel * swc + fy * swy + fx * swx
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_c)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_c, sem="relaxed")

@@ -108,7 +108,7 @@ def _conv_tile(
 
     out_mask = mask_m[:, None] & mask_n[None, :]
     dw_offs = ((g0 * K + offs_m) * swk)[:, None] + (channel * swc + fy * swy + fx * swx)[None, :]
-    tl.atomic_add(dw_ptr + dw_offs, acc, mask=out_mask)
+    tl.atomic_add(dw_ptr + dw_offs, acc, mask=out_mask, sem="relaxed")
 
 
 @triton.jit

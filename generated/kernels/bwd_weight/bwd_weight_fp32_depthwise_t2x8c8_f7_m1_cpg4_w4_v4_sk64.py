@@ -125,22 +125,22 @@ def kernel(
     w_channels = out_channel[:, None] * swk + tl.arange(0, CPG)[None, :] * swc  # w[g * M + m, c] as [BLOCK_G*M, CPG]
     dw_offs = w_channels + fy * swy + 0 * swx
     total = tl.reshape(tl.sum(acc_0, axis=0), (BLOCK_G * M, CPG))
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_out[:, None])
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_out[:, None], sem="relaxed")
     dw_offs = w_channels + fy * swy + 1 * swx
     total = tl.reshape(tl.sum(acc_1, axis=0), (BLOCK_G * M, CPG))
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_out[:, None])
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_out[:, None], sem="relaxed")
     dw_offs = w_channels + fy * swy + 2 * swx
     total = tl.reshape(tl.sum(acc_2, axis=0), (BLOCK_G * M, CPG))
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_out[:, None])
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_out[:, None], sem="relaxed")
     dw_offs = w_channels + fy * swy + 3 * swx
     total = tl.reshape(tl.sum(acc_3, axis=0), (BLOCK_G * M, CPG))
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_out[:, None])
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_out[:, None], sem="relaxed")
     dw_offs = w_channels + fy * swy + 4 * swx
     total = tl.reshape(tl.sum(acc_4, axis=0), (BLOCK_G * M, CPG))
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_out[:, None])
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_out[:, None], sem="relaxed")
     dw_offs = w_channels + fy * swy + 5 * swx
     total = tl.reshape(tl.sum(acc_5, axis=0), (BLOCK_G * M, CPG))
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_out[:, None])
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_out[:, None], sem="relaxed")
     dw_offs = w_channels + fy * swy + 6 * swx
     total = tl.reshape(tl.sum(acc_6, axis=0), (BLOCK_G * M, CPG))
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_out[:, None])
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_out[:, None], sem="relaxed")

@@ -111,19 +111,19 @@ def kernel(
 
     dw_offs = out_channel * swk + fy * swy + 0 * swx
     total = tl.reshape(tl.sum(acc_0, axis=0), (BLOCK_G * M,))
-    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out)
+    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out, sem="relaxed")
     dw_offs = out_channel * swk + fy * swy + 1 * swx
     total = tl.reshape(tl.sum(acc_1, axis=0), (BLOCK_G * M,))
-    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out)
+    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out, sem="relaxed")
     dw_offs = out_channel * swk + fy * swy + 2 * swx
     total = tl.reshape(tl.sum(acc_2, axis=0), (BLOCK_G * M,))
-    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out)
+    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out, sem="relaxed")
     dw_offs = out_channel * swk + fy * swy + 3 * swx
     total = tl.reshape(tl.sum(acc_3, axis=0), (BLOCK_G * M,))
-    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out)
+    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out, sem="relaxed")
     dw_offs = out_channel * swk + fy * swy + 4 * swx
     total = tl.reshape(tl.sum(acc_4, axis=0), (BLOCK_G * M,))
-    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out)
+    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out, sem="relaxed")
     tl.debug_barrier()
     arrival = tl.program_id(1) * FILTER + tl.program_id(2)
     if tl.atomic_add(arrivals_ptr + arrival, 1) == SPLIT_K - 1:

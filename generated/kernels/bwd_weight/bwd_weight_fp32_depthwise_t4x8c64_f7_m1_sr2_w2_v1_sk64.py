@@ -154,22 +154,22 @@ def kernel(
 
     dw_offs = g * swk + 0 * swy + fx * swx
     total = tl.sum(acc_0, axis=0)
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g, sem="relaxed")
     dw_offs = g * swk + 1 * swy + fx * swx
     total = tl.sum(acc_1, axis=0)
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g, sem="relaxed")
     dw_offs = g * swk + 2 * swy + fx * swx
     total = tl.sum(acc_2, axis=0)
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g, sem="relaxed")
     dw_offs = g * swk + 3 * swy + fx * swx
     total = tl.sum(acc_3, axis=0)
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g, sem="relaxed")
     dw_offs = g * swk + 4 * swy + fx * swx
     total = tl.sum(acc_4, axis=0)
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g, sem="relaxed")
     dw_offs = g * swk + 5 * swy + fx * swx
     total = tl.sum(acc_5, axis=0)
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g, sem="relaxed")
     dw_offs = g * swk + 6 * swy + fx * swx
     total = tl.sum(acc_6, axis=0)
-    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g)
+    tl.atomic_add(dw_ptr + dw_offs, total, mask=mask_g, sem="relaxed")

@@ -94,13 +94,13 @@ def kernel(
     w_channels = out_channel[:, None] * swk + tl.arange(0, CPG)[None, :] * swc  # w[g * M + m, c] as [BLOCK_G*M, CPG]
     dw_offs = w_channels + fy * swy + 0 * swx
     total = tl.reshape(tl.sum(acc_0, axis=0), (BLOCK_G * M, CPG))
-    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out[:, None])
+    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out[:, None], sem="relaxed")
     dw_offs = w_channels + fy * swy + 1 * swx
     total = tl.reshape(tl.sum(acc_1, axis=0), (BLOCK_G * M, CPG))
-    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out[:, None])
+    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out[:, None], sem="relaxed")
     dw_offs = w_channels + fy * swy + 2 * swx
     total = tl.reshape(tl.sum(acc_2, axis=0), (BLOCK_G * M, CPG))
-    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out[:, None])
+    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_out[:, None], sem="relaxed")
     tl.debug_barrier()
     arrival = tl.program_id(1) * FILTER + tl.program_id(2)
     if tl.atomic_add(arrivals_ptr + arrival, 1) == SPLIT_K - 1:

@@ -77,7 +77,7 @@ def kernel(
 
     total = tl.sum(acc, axis=0)
     dw_offs = offs_c * swk + channel * swc + fy * swy + fx * swx
-    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_c)
+    tl.atomic_add(ws_ptr + dw_offs, total, mask=mask_c, sem="relaxed")
     tl.debug_barrier()
     arrival = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
     if tl.atomic_add(arrivals_ptr + arrival, 1) == SPLIT_K - 1:
