@@ -37,9 +37,16 @@ BENCH = REPO_ROOT / "bench"
 
 
 def sweep_files(pair: str, bench: Path) -> tuple[Path, Path]:
-    """RESULT:PROBLEMS -> (BENCH/results/RESULT.csv, BENCH/problems/PROBLEMS.csv)."""
+    """RESULT:PROBLEMS -> (BENCH/results/RESULT.csv, BENCH/problems/PROBLEMS.csv), both existing: a committed sweep's
+    results missing would read as no rows (gather: every pair to measure) or be written anew (scatter: the new rows
+    only), as in a tree whose results bench/device_tree.py's stash moved away."""
     result, problems = pair.split(":")
-    return bench / "results" / f"{result}.csv", bench / "problems" / f"{problems}.csv"
+    paths = bench / "results" / f"{result}.csv", bench / "problems" / f"{problems}.csv"
+    for path in paths:
+        if not path.exists():
+            raise FileNotFoundError(f"{path} does not exist: a sweep of --sweeps names a committed results and "
+                                    f"problems file (restore a stashed tree first)")
+    return paths
 
 
 def pair_key(row: dict) -> tuple[str, str]:
@@ -111,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--measured", type=Path, help="scatter: the resumed copy of bench/results/NAME.csv")
     args = parser.parse_args(argv)
     pairs = args.sweeps or sweep_pairs(DEVICE_SETUP.read_text())
+    for pair in pairs:
+        try:
+            sweep_files(pair, BENCH)
+        except FileNotFoundError as error:
+            parser.error(str(error))
     if args.command == "gather":
         problems, kept, owed = gather(pairs, args.name, args.remeasure)
         print(f"bench/problems/{args.name}.csv: {problems} problems; bench/results/{args.name}.csv: {kept} rows so "

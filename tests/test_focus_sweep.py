@@ -1,5 +1,7 @@
 """bench/focus_sweep.py: many sweeps' missing rows gathered into one small sweep and scattered back, each row to every
 sweep whose problems hold its problem."""
+import pytest
+
 from gconv.bench.focus_sweep import gather, scatter
 from gconv.bench.problems import read_problems, write_problems
 from gconv.bench.profile import candidate_kernels, plan_jobs
@@ -79,3 +81,14 @@ def test_rows_to_measure_again_bring_their_problem_along(tmp_path):
         1, len(old_rows(complete)) - 2, 2)
     assert [p.key for p in read_problems(tmp_path / "problems" / "again.csv")] == [complete.key]
     assert {r["problem"] for r in read_rows(tmp_path / "results" / "again.csv")} == {complete.key}
+
+
+def test_a_sweep_whose_results_are_missing_is_refused_before_anything_is_written(tmp_path):
+    (tmp_path / "problems").mkdir()
+    (tmp_path / "results").mkdir()
+    write_problems(tmp_path / "problems" / "a.csv", [fwd(32)])
+    with pytest.raises(FileNotFoundError) as error:
+        gather(["a:a"], "focus", None, bench=tmp_path)
+    assert str(error.value) == (f"{tmp_path / 'results' / 'a.csv'} does not exist: a sweep of --sweeps names a "
+                                f"committed results and problems file (restore a stashed tree first)")
+    assert sorted(p.name for p in tmp_path.rglob("*.*")) == ["a.csv"]
