@@ -6,8 +6,9 @@
 
 stash moves generated/kernels/**.py files that the rule set's registry does not name into the stash folder (which
 must be empty or absent), with the registries of the other sets that name any of them (unusable without their sources,
-and ~9 MiB of the tree), and writes its manifest last; restore moves every file of the manifest back and removes the
-stash. Nothing is deleted: a stash left behind is restored by the same command.
+and ~9 MiB of the tree), and writes its manifest last, then generated/STASHED (git ignores it), which `gconv generate` refuses to regenerate
+beside; restore moves every file of the manifest back and removes the stash and that marker. Nothing is deleted: a
+stash left behind is restored by the same command.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from gconv.generator.pipeline import STASH_MARKER
 from gconv.paths import REPO_ROOT
 
 MANIFEST = "manifest.json"
@@ -55,6 +57,8 @@ def stash(root: Path, stash_dir: Path, rule_sets: tuple[str, ...] = ("default",)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(root / path, target)
     (stash_dir / MANIFEST).write_text(json.dumps({"root": str(root), "paths": paths}, indent=0) + "\n")
+    (root / "generated" / STASH_MARKER).write_text(f"{len(paths)} files stashed in {stash_dir} (python -m "
+                                                   f"bench.device_tree restore {stash_dir})\n")
     return len(paths)
 
 
@@ -69,6 +73,7 @@ def restore(root: Path, stash_dir: Path) -> int:
         if (stash_dir / path).exists():
             shutil.move(stash_dir / path, root / path)
     shutil.rmtree(stash_dir)
+    (root / "generated" / STASH_MARKER).unlink(missing_ok=True)
     return len(paths)
 
 

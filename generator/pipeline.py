@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from gconv.errors import RuleError
+from gconv.errors import GenerationError, RuleError
 from gconv.paths import ARCH_DIR, GENERATED_DIR, REPO_ROOT, RULES_DIR
 from gconv.schemas import ArchSpec
 
@@ -12,6 +12,10 @@ from .expand import Instance, expand_all
 from .loader import RULE_SET_NAMES, LoadedRuleSet, load_arch, load_rule_sets
 from .tree import render_tree, schema_files
 from .writer import replace_tree, update_files
+
+
+# Written into generated/ by bench/device_tree.py stash (and removed by its restore): the tree lacks sources.
+STASH_MARKER = "STASHED"
 
 
 @dataclass(frozen=True)
@@ -49,8 +53,14 @@ def generate(set_name: str | None = None, rules_dir: Path = RULES_DIR, out_dir: 
              schema_root: Path = REPO_ROOT) -> dict[str, str]:
     """Regenerate generated/ (all sets, swapped in whole) or one set's registry and kernels.
 
-    Everything is rendered in memory first: a rule error leaves every file exactly as it was.
+    Everything is rendered in memory first: a rule error leaves every file exactly as it was. A tree whose unused
+    sources bench/device_tree.py stashed away (its STASH_MARKER file present) is refused: restoring the stash after
+    regenerating would move the old sources back over the new ones.
     """
+    marker = out_dir / STASH_MARKER
+    if marker.exists():
+        raise GenerationError(f"{marker.relative_to(out_dir.parent)} says: {marker.read_text().strip()} -- restore "
+                              "the stash before regenerating")
     rules = load_rules(rules_dir)
     if set_name is not None and set_name not in rules.sets:
         raise RuleError(str(rules_dir), None, "", f"unknown rule set {set_name!r}; expected one of: "

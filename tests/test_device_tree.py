@@ -1,10 +1,12 @@
 """bench/device_tree.py: the sources a rule set does not use, and the registries naming them, leave the tree and come
-back, byte for byte."""
+back, byte for byte; `gconv generate` refuses a stashed tree."""
 import json
 
 import pytest
 
 from bench.device_tree import restore, stash, unlisted_sources
+from gconv.errors import GenerationError
+from gconv.generator.pipeline import generate
 
 
 def fake_tree(root):
@@ -29,7 +31,7 @@ def test_stash_moves_the_unlisted_sources_and_restore_brings_them_back(tmp_path)
     assert unlisted_sources(root, ("default", "tests")) == ["generated/kernels/fwd/b.py"]
     before = {path: (root / path).read_bytes() for path in tree_files(root)}
     assert stash(root, stash_dir) == 3
-    assert tree_files(root) == ["generated/default/registry.json", "generated/kernels/fwd/a.py",
+    assert tree_files(root) == ["generated/STASHED", "generated/default/registry.json", "generated/kernels/fwd/a.py",
                                 "generated/tiny/registry.json"]
     with pytest.raises(ValueError, match="is not empty: restore it first"):
         stash(root, stash_dir)
@@ -42,9 +44,9 @@ def test_stash_keeps_the_registries_of_every_kept_set(tmp_path):
     root, stash_dir = tmp_path / "repo", tmp_path / "stash"
     fake_tree(root)
     assert stash(root, stash_dir, ("default", "tests")) == 1
-    assert tree_files(root) == ["generated/default/registry.json", "generated/kernels/bwd_weight/c.py",
-                                "generated/kernels/fwd/a.py", "generated/tests/registry.json",
-                                "generated/tiny/registry.json"]
+    assert tree_files(root) == ["generated/STASHED", "generated/default/registry.json",
+                                "generated/kernels/bwd_weight/c.py", "generated/kernels/fwd/a.py",
+                                "generated/tests/registry.json", "generated/tiny/registry.json"]
 
 
 def test_restore_without_a_manifest_is_refused(tmp_path):
@@ -52,3 +54,15 @@ def test_restore_without_a_manifest_is_refused(tmp_path):
         restore(tmp_path, tmp_path / "nothing")
     assert str(error.value) == (f"{tmp_path / 'nothing' / 'manifest.json'} does not exist: nothing was stashed there "
                                 "(or the stash was cut off before its manifest: move its files back by hand)")
+
+
+def test_generate_refuses_a_stashed_tree_and_leaves_it_as_it_is(tmp_path):
+    root, stash_dir = tmp_path / "repo", tmp_path / "stash"
+    fake_tree(root)
+    stash(root, stash_dir)
+    before = {path: (root / path).read_bytes() for path in tree_files(root)}
+    with pytest.raises(GenerationError) as error:
+        generate(out_dir=root / "generated", schema_root=root)
+    assert str(error.value) == (f"generated/STASHED says: 3 files stashed in {stash_dir} (python -m bench.device_tree "
+                                f"restore {stash_dir}) -- restore the stash before regenerating")
+    assert {path: (root / path).read_bytes() for path in tree_files(root)} == before
