@@ -6,9 +6,9 @@
 
 stash moves generated/kernels/**.py files that the rule set's registry does not name into the stash folder (which
 must be empty or absent), with the registries of the other sets that name any of them (unusable without their sources,
-and ~9 MiB of the tree), and writes its manifest last, then generated/STASHED (git ignores it), which `gconv generate` refuses to regenerate
-beside; restore moves every file of the manifest back and removes the stash and that marker. Nothing is deleted: a
-stash left behind is restored by the same command.
+and ~9 MiB of the tree), and writes its manifest last, then generated/STASHED (git ignores it), beside which `gconv
+generate` refuses to regenerate; restore moves every file of the manifest back and removes the stash and that marker.
+Nothing is deleted: a stash left behind is restored by the same command.
 """
 from __future__ import annotations
 

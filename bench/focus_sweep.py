@@ -90,11 +90,11 @@ def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BEN
 
 def scatter(pairs: list[str], name: str, measured: Path, bench: Path = BENCH) -> dict[Path, int]:
     """Move the rows measured holds beyond gather's ledger into the sweeps (above); rows added or replaced per sweep."""
+    sweeps = [sweep_files(pair, bench) for pair in pairs]  # every sweep found before the first is rewritten
     before = {tuple(line.split("\t")) for line in ledger_path(bench, name).read_text().splitlines()}
     new = [row for row in read_rows(measured) if pair_key(row) not in before]
     added = {}
-    for pair in pairs:
-        result, problem_file = sweep_files(pair, bench)
+    for result, problem_file in sweeps:
         keys = {problem.key for problem in read_problems(problem_file)}
         mine = [row for row in new if row["problem"] in keys]
         if not mine:
@@ -118,13 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--measured", type=Path, help="scatter: the resumed copy of bench/results/NAME.csv")
     args = parser.parse_args(argv)
     pairs = args.sweeps or sweep_pairs(DEVICE_SETUP.read_text())
-    for pair in pairs:
+    if args.command == "gather":
         try:
-            sweep_files(pair, BENCH)
+            problems, kept, owed = gather(pairs, args.name, args.remeasure)
         except FileNotFoundError as error:
             parser.error(str(error))
-    if args.command == "gather":
-        problems, kept, owed = gather(pairs, args.name, args.remeasure)
         print(f"bench/problems/{args.name}.csv: {problems} problems; bench/results/{args.name}.csv: {kept} rows so "
               f"far, {owed} (problem, kernel) pairs to measure")
         return 0
@@ -132,7 +130,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("scatter needs --measured")
     if not ledger_path(BENCH, args.name).exists():
         parser.error(f"no bench/results/{args.name}.kept: gather first")
-    for path, count in scatter(pairs, args.name, args.measured).items():
+    try:
+        added = scatter(pairs, args.name, args.measured)
+    except FileNotFoundError as error:
+        parser.error(str(error))
+    for path, count in added.items():
         print(f"{path.relative_to(REPO_ROOT)}: {count} rows added or replaced")
     return 0
 

@@ -92,3 +92,19 @@ def test_a_sweep_whose_results_are_missing_is_refused_before_anything_is_written
     assert str(error.value) == (f"{tmp_path / 'results' / 'a.csv'} does not exist: a sweep of --sweeps names a "
                                 f"committed results and problems file (restore a stashed tree first)")
     assert sorted(p.name for p in tmp_path.rglob("*.*")) == ["a.csv"]
+
+
+def test_scatter_finds_every_sweep_before_it_rewrites_one(tmp_path):
+    (tmp_path / "problems").mkdir()
+    (tmp_path / "results").mkdir()
+    problem = fwd(32)
+    for name in ("a", "b", "focus"):
+        write_problems(tmp_path / "problems" / f"{name}.csv", [problem])
+    append_rows(tmp_path / "results" / "a.csv", old_rows(problem))
+    kernels = [row["kernel"] for row in old_rows(problem)]
+    append_rows(tmp_path / "results" / "focus.csv", rows_for(problem, kernels[:3], 1.0))  # measured again
+    (tmp_path / "results" / "focus.kept").write_text("")
+    before = (tmp_path / "results" / "a.csv").read_bytes()
+    with pytest.raises(FileNotFoundError, match="b.csv does not exist"):
+        scatter(["a:a", "b:b"], "focus", tmp_path / "results" / "focus.csv", bench=tmp_path)
+    assert (tmp_path / "results" / "a.csv").read_bytes() == before
