@@ -100,6 +100,10 @@ capi_check() {
   (cd $OUT && tar czf capi.tgz capi && rm -r capi)
 }
 
+# The GPU model whose rows a results file holds: bench/results/h200/ the H200's, every other file the H100's (issue
+# targets and training rows); resume_sweeps passes it to --require-gpu, so a resumed file never mixes the two.
+sweep_gpu() { case $1 in h200/*) echo H200 ;; *) echo H100 ;; esac; }
+
 # resume_sweeps DEST RESULT:PROBLEMS...: resume each `default` sweep (only its missing rows are measured), compiled and
 # measured 2 batches at a time, the next 2 compiled while these are measured (--overlap-compile: timings as clean,
 # bench/results/stale-rows/; $SWEEP_FLAGS adds options), while
@@ -117,7 +121,8 @@ resume_sweeps() {
     [ $(left) -gt 30 ] || { echo "$out: not resumed, time is up"; continue; }
     mkdir -p $root/$dest/$(dirname $out)
     timeout $(left) gconv bench sweep --rule-set default --problems bench/problems/$problems.csv --compile-window 2 \
-      --out bench/results/$out.csv --gpus auto --overlap-compile $SWEEP_FLAGS >> $root/$dest/$out.log 2>&1
+      --out bench/results/$out.csv --gpus auto --require-gpu $(sweep_gpu $out) --overlap-compile $SWEEP_FLAGS \
+      >> $root/$dest/$out.log 2>&1
     echo "$out rc=$?"
     cp bench/results/$out.csv $root/$dest/$out.csv
     [ -n "$STAGE_DIR" ] && (cd $STAGE_DIR && tar czf $OUT/$dest.tgz.part $dest && mv $OUT/$dest.tgz.part $OUT/$dest.tgz)

@@ -164,6 +164,20 @@ def resolve_gpus(spec: str) -> tuple[str, ...]:
     return gpus
 
 
+def require_gpu(gpus: tuple[str, ...], name: str, device_name: Callable[[int], str] | None = None) -> None:
+    """Refuse unless every GPU's name holds `name` (any case): a resumed file must hold one GPU model's rows, or a
+    problem's oracle would compare kernels timed on different chips (an H200 has an H100's SMs and more bandwidth)."""
+    if device_name is None:
+        import torch
+
+        device_name = torch.cuda.get_device_name
+    for gpu in gpus:
+        found = device_name(int(gpu))
+        if name.lower() not in found.lower():
+            raise SweepError(f"--require-gpu {name}: GPU {gpu} is {found!r}; every row of a file must come from one "
+                             f"GPU model")
+
+
 def resolve_arch(arch: str | None) -> str:
     if arch:
         return arch

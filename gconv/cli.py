@@ -202,8 +202,8 @@ def _cmd_synth(args: argparse.Namespace) -> int:
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from gconv.bench.problems import read_problems
-    from gconv.bench.sweep import (COMPILE_ONLY_WARM, DEFAULT_WARM, SweepOptions, resolve_arch, resolve_gpus,
-                                   select_problems, sweep, terminate_raises_exit)
+    from gconv.bench.sweep import (COMPILE_ONLY_WARM, DEFAULT_WARM, SweepOptions, require_gpu, resolve_arch,
+                                   resolve_gpus, select_problems, sweep, terminate_raises_exit)
     from gconv.runtime.registry import active_rule_set
 
     try:
@@ -211,6 +211,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as error:
         raise GconvError(str(error)) from None
     gpus = resolve_gpus(args.gpus)
+    if args.require_gpu:
+        require_gpu(gpus, args.require_gpu)
     options = dict(rule_set=active_rule_set(args.rule_set), arch=resolve_arch(args.arch), gpus=gpus,
                    batch_size=args.batch_size, batch_timeout_s=args.batch_timeout, warmup=args.warmup,
                    repeats=args.repeats, kernel_budget_ms=args.kernel_budget_ms or None,
@@ -390,6 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--batch-timeout", type=float, default=1800.0,
                        help="seconds before a batch's worker is killed and its unfinished problems marked timeout")
     sweep.add_argument("--gpus", default="auto", help="'auto' (every CUDA device) or indices, e.g. 0,1")
+    sweep.add_argument("--require-gpu", metavar="NAME",
+                       help="refuse unless every GPU's name holds NAME, e.g. H100 (a file holds one GPU model's rows)")
     sweep.add_argument("--workers", type=int, help="compile processes (default: all cores)")
     sweep.add_argument("--compile-window", type=int, default=0, metavar="BATCHES",
                        help="compile then measure this many batches at a time, so that a sweep stopped early keeps "

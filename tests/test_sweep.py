@@ -17,7 +17,7 @@ from gconv.bench import profile
 from gconv.bench.problems import read_problems, write_problems
 from gconv.bench.progress import ProgressLine
 from gconv.bench.rows import CUDNN_MODES, ROW_FIELDS, read_rows
-from gconv.bench.sweep import SweepError, SweepOptions, resolve_gpus, sweep, terminate_raises_exit
+from gconv.bench.sweep import SweepError, SweepOptions, require_gpu, resolve_gpus, sweep, terminate_raises_exit
 from gconv.cli import main
 from gconv.paths import REPO_ROOT
 from gconv.schemas import Problem
@@ -299,6 +299,14 @@ def test_the_real_measure_needs_a_gpu(tmp_path):
         sweep(problems(1), tmp_path / "out.csv", options(measure="gconv.bench.profile:profile_problem"),
               progress=quiet())
     assert resolve_gpus("3,1") == ("3", "1")
+
+
+def test_a_sweep_can_require_one_gpu_model():
+    names = {0: "NVIDIA H100 80GB HBM3", 1: "NVIDIA H200"}.__getitem__
+    require_gpu(("0",), "h100", names)
+    with pytest.raises(SweepError, match=r"^--require-gpu H100: GPU 1 is 'NVIDIA H200'; every row of a file must come "
+                                         r"from one GPU model$"):
+        require_gpu(("0", "1"), "H100", names)
 
 
 def test_a_sweep_stopped_mid_problem_keeps_the_kernels_it_timed_and_kills_its_worker(tmp_path):
