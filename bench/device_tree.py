@@ -70,7 +70,8 @@ def restore(root: Path, stash_dir: Path) -> int:
                          "manifest: move its files back by hand)")
     paths = json.loads(manifest.read_text())["paths"]
     for path in paths:
-        if (stash_dir / path).exists():
+        if (stash_dir / path).exists():  # its folder may be gone: git removes the folders it empties
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
             shutil.move(stash_dir / path, root / path)
     shutil.rmtree(stash_dir)
     (root / "generated" / STASH_MARKER).unlink(missing_ok=True)

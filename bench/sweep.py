@@ -208,6 +208,7 @@ def sweep(problems: list[Problem], out: Path, options: SweepOptions, *, progress
         check_header(out)
     except ValueError as error:
         raise SweepError(str(error)) from None
+    out.parent.mkdir(parents=True, exist_ok=True)  # before the compile, not at the first row minutes later
     if drop_partial_line(out):
         progress.note(f"{out}: dropped a partial last line (a write was interrupted)")
     keys = {p.key for p in problems}

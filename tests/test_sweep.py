@@ -72,6 +72,13 @@ def test_a_second_run_measures_nothing_and_a_cut_last_line_is_measured_again(tmp
     assert without_gpu(out.read_text()) == without_gpu(text)  # the re-measured row may come from the other GPU
 
 
+def test_a_new_output_folder_is_made_before_any_work(tmp_path):
+    """Session 50's first H200 sweep into bench/results/h200/ compiled for minutes, then failed at its first row."""
+    out = tmp_path / "h200" / "new" / "out.csv"
+    sweep(problems(1), out, options(), progress=quiet())
+    assert set(pairs(read_rows(out))) == expected_pairs(problems(1))
+
+
 def test_a_crash_costs_the_rest_of_its_batch_only(tmp_path, monkeypatch):
     todo, out = problems(6), tmp_path / "out.csv"
     monkeypatch.setenv(sweep_fakes.CRASH_ENV, todo[4].key)  # batch 2 (problems 3-5) dies on its second problem
