@@ -277,20 +277,30 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from gconv.bench.problems import read_problems
     from gconv.heuristics.dataset import group_by_target, read_measurements
     from gconv.heuristics.model import ModelError, load_model
-    from gconv.heuristics.validation import (evaluate, model_ranker, plot_cdf, report_table, rule_ranker,
-                                             worst_picks_table)
+    from gconv.heuristics.validation import (evaluate, measured_ranker, model_ranker, plot_cdf, report_table,
+                                             rule_ranker, worst_picks_table)
 
     if args.worst < 0:
         raise GconvError(f"--worst takes a count of picks, at least 0, got {args.worst}")
+    if ("measured" in args.selector) != bool(args.ranked_by):
+        raise GconvError("--selector measured and --ranked-by FILE... go together")
     measurements = read_measurements([Path(f) for f in args.measurements])
     if args.problems:
         keep = {p.key for p in read_problems(Path(args.problems))}
         measurements = {k: m for k, m in measurements.items() if k in keep}
+    if args.ranked_by:
+        ranked_by = read_measurements([Path(f) for f in args.ranked_by])
+        unranked = len([k for k in measurements if k not in ranked_by])
+        measurements = {k: m for k, m in measurements.items() if k in ranked_by}
+        if unranked:
+            print(f"left out {unranked} problems that --ranked-by does not measure")
     reports = []
     for (direction, dtype), group in sorted(group_by_target(measurements).items()):
         for selector in args.selector:
             if selector == "rule":
                 ranker = rule_ranker(args.arch)
+            elif selector == "measured":
+                ranker = measured_ranker(ranked_by)
             else:
                 try:
                     model = load_model(direction, dtype, args.arch, Path(args.models) if args.models else None)
@@ -433,7 +443,11 @@ def build_parser() -> argparse.ArgumentParser:
     validate = commands.add_parser("validate", help="selection efficiency against the oracle of measured kernels")
     validate.add_argument("--measurements", nargs="+", required=True)
     validate.add_argument("--problems", help="only these problems (CSV), e.g. a held-out split")
-    validate.add_argument("--selector", nargs="+", default=["model", "rule"], choices=["model", "rule"])
+    validate.add_argument("--selector", nargs="+", default=["model", "rule"], choices=["model", "rule", "measured"],
+                          help="measured: each problem's kernels in the order --ranked-by timed them")
+    validate.add_argument("--ranked-by", nargs="+", metavar="FILE",
+                          help="measurements of the same problems elsewhere, e.g. on another GPU (--selector measured "
+                               "then shows how well that GPU's oracle does here)")
     validate.add_argument("--arch", default="sm_90")
     validate.add_argument("--models", help="models directory (default heuristics/models)")
     validate.add_argument("--plot", help="write the efficiency CDF to this PNG")

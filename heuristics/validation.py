@@ -89,6 +89,15 @@ def model_ranker(model: SelectionModel, arch: str) -> Ranker:
     return rank
 
 
+def measured_ranker(other: dict[str, ProblemMeasurements]) -> Ranker:
+    """Each problem's candidates in the order another measurement of it timed them, fastest first (those it did not
+    time after them, by name): e.g. another GPU's oracle, what a model trained on that GPU could at best choose."""
+    def rank(m: ProblemMeasurements) -> list[str]:
+        timed = other[m.problem.key].candidates_ms
+        return sorted(m.candidates_ms, key=lambda name: (name not in timed, timed.get(name, 0.0), name))
+    return rank
+
+
 def evaluate(measurements: list[ProblemMeasurements], rank: Ranker, *, direction: str, selector: str
              ) -> ValidationReport:
     if not measurements:

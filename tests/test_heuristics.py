@@ -23,7 +23,7 @@ from gconv.heuristics.learning_curve import subset_sizes
 from gconv.heuristics.model import ModelError, SelectionModel, find_model, load_model, model_dir
 from gconv.heuristics.target import scale_ms
 from gconv.heuristics.train import ProblemTable, TrainConfig, row_weights, train
-from gconv.heuristics.validation import evaluate, model_ranker, report_table, worst_picks_table
+from gconv.heuristics.validation import evaluate, measured_ranker, model_ranker, report_table, worst_picks_table
 from gconv.paths import REPO_ROOT
 from gconv.runtime import selection
 from gconv.runtime.registry import load_arch_spec
@@ -414,6 +414,36 @@ def test_validation_maths_on_a_hand_made_table():
     assert worst[2].split() == ["fwd/fp16", "fixed", "25.0%", table[2].problem.key, "b", "4000.0", "us", "a",
                                 "1000.0", "us"]
     assert worst[3].split()[2:4] == ["50.0%", table[0].problem.key]
+
+
+def test_measured_ranker_takes_the_order_another_measurement_timed():
+    problem = Problem(direction="fwd", dtype="fp16", N=1, G=1, C=8, K=8, Hi=8, Wi=8, Y=1, X=1)
+    here = ProblemMeasurements(problem, {"a": 1.0, "b": 2.0, "c": 4.0, "d": 3.0})
+    elsewhere = ProblemMeasurements(problem, {"c": 1.0, "b": 1.0, "a": 5.0})  # d not timed there: last
+    assert measured_ranker({problem.key: elsewhere})(here) == ["b", "c", "a", "d"]
+    report = evaluate([here], measured_ranker({problem.key: elsewhere}), direction="fwd/fp16", selector="measured")
+    assert report.efficiencies == [0.5]
+
+
+def test_cli_validate_ranked_by_another_measurement(tmp_path, capsys):
+    """--selector measured --ranked-by FILES: the picks another measurement's times make (ranked by the same file,
+    each pick is the oracle); problems it lacks are left out, and the two flags go together."""
+    lines = HELD_OUT.read_text().splitlines()
+    first = lines[1].split(",")[16]
+    fewer = tmp_path / "fewer.csv"
+    fewer.write_text("\n".join([lines[0], *(line for line in lines[1:] if line.split(",")[16] != first)]) + "\n")
+    assert main(["validate", "--measurements", str(HELD_OUT), "--selector", "measured", "--ranked-by",
+                 str(fewer)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "left out 1 problems that --ranked-by does not measure"
+    rows = [line.split() for line in out[3:]]
+    assert [row[:2] for row in rows] == [["bwd_data/bf16", "measured"], ["bwd_weight/bf16", "measured"],
+                                        ["fwd/bf16", "measured"]]
+    assert {tuple(row[3:8]) for row in rows} == {("100.0%",) * 4 + ("100.0%",)}
+    assert sum(int(row[2]) for row in rows) == 35
+    for argv in (["--selector", "measured"], ["--ranked-by", str(fewer)]):
+        assert main(["validate", "--measurements", str(HELD_OUT), *argv]) == 2
+        assert capsys.readouterr().err == "error: --selector measured and --ranked-by FILE... go together\n"
 
 
 def test_cli_validate_lists_the_worst_picks_and_writes_every_pick(tmp_path, capsys):
