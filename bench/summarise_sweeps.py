@@ -23,6 +23,7 @@ from gconv.bench.profile import best_per_problem, summarise
 from gconv.bench.rows import read_rows
 from gconv.bench.summary import geomean
 from gconv.paths import REPO_ROOT
+from gconv.schemas import Problem
 from gconv.tables import table
 
 
@@ -134,6 +135,40 @@ def against_fwd(rows: list[dict]) -> str:
                   "its % roofline"], body)
 
 
+def forward_twin(problem: Problem) -> Problem | None:
+    """The forward problem a stride-1 bwd_data problem is: dY (Ho x Wo, K channels a group) convolved with the filter
+    flipped and its channel axes swapped, padded by dil x (F - 1) - pad, gives dX (Hi x Wi). None for another
+    direction, a stride > 1, or a padding beyond dil x (F - 1) (the twin's would be negative)."""
+    if problem.direction.value != "bwd_data" or (problem.stride_h, problem.stride_w) != (1, 1):
+        return None
+    pad_h, pad_w = problem.dil_h * (problem.Y - 1) - problem.pad_h, problem.dil_w * (problem.X - 1) - problem.pad_w
+    if min(pad_h, pad_w) < 0:
+        return None
+    return Problem(**{**problem.model_dump(), "direction": "fwd", "C": problem.K, "K": problem.C, "Hi": problem.Ho,
+                      "Wi": problem.Wo, "pad_h": pad_h, "pad_w": pad_w})
+
+
+def via_fwd(rows: list[dict]) -> str:
+    """Stride-1 bwd_data against its forward twin (forward_twin) where both were measured: per shape class, the
+    geomean of the twin's best gconv time over bwd_data's, and the speed-up bwd_data's best gconv kernel would get
+    if the twin's kernels were among its candidates (its time / the lesser of both; the filter's transposition not
+    counted), over every such problem and over those whose roofline time is >= 20 us."""
+    bests = best_per_problem(rows)
+    groups: dict[str, list] = defaultdict(list)
+    for key, best in bests.items():
+        twin = forward_twin(Problem.from_key(key)) if best.row["direction"] == "bwd_data" else None
+        if twin is not None and twin.key in bests:
+            groups[best.row["shape_class"]].append((best, bests[twin.key]))
+    body = []
+    for klass, pairs in sorted(groups.items()):
+        timed = [(b, f) for b, f in pairs if b.roofline_pct is not None]
+        body.append([klass, len(pairs), f"{geomean([b.ms / min(b.ms, f.ms) for b, f in pairs]):.3f}x", len(timed),
+                     f"{geomean([f.ms / b.ms for b, f in timed]):.2f}x" if timed else "-",
+                     f"{geomean([b.ms / min(b.ms, f.ms) for b, f in timed]):.3f}x" if timed else "-"])
+    return table(["shape class", "twins", "best of both", "twins >= 20 us", "twin time / its time", "best of both"],
+                 body)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="*", type=Path)
@@ -146,6 +181,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--against-fwd", action="store_true",
                         help="also compare each backward direction with fwd on the same shapes, by stride "
                              "(against_fwd)")
+    parser.add_argument("--via-fwd", action="store_true",
+                        help="also compare stride-1 bwd_data with the forward problem it is (via_fwd)")
     args = parser.parse_args(argv)
     if args.worst < 0:
         parser.error(f"--worst must be 0 or more, got {args.worst}")
@@ -163,6 +200,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.against_fwd:
         print()
         print(against_fwd(rows))
+    if args.via_fwd:
+        print()
+        print(via_fwd(rows))
 
 
 if __name__ == "__main__":

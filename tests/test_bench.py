@@ -372,6 +372,36 @@ def test_backward_directions_compare_with_fwd_on_the_same_shapes_by_stride(tmp_p
     assert capsys.readouterr().out.splitlines()[-3:] == lines[-3:]
 
 
+def test_a_stride_1_bwd_data_problem_is_a_forward_problem_of_the_transposed_filter():
+    from gconv.bench.summarise_sweeps import forward_twin
+
+    problem = Problem(direction="bwd_data", dtype="bf16", N=2, G=4, C=8, K=16, Hi=20, Wi=18, Y=5, X=3, pad_h=1,
+                      pad_w=1, dil_h=2, dil_w=1)  # Ho x Wo = 14 x 18
+    twin = forward_twin(problem)
+    assert twin.key == "fwd_bf16_n2_g4_c16_k8_hi14_wi18_y5_x3_s1x1_p7x1_d2x1"
+    assert (twin.Ho, twin.Wo) == (problem.Hi, problem.Wi)
+    for change in ({"stride_w": 2}, {"pad_w": 3}, {"direction": "fwd"}):  # pad 3 > dil x (X - 1): the twin's < 0
+        assert forward_twin(Problem(**{**problem.model_dump(), **change})) is None
+
+
+def test_via_fwd_compares_stride_1_bwd_data_with_its_forward_twin(tmp_path, capsys):
+    from gconv.bench.summarise_sweeps import main, sweep_rows, via_fwd
+
+    wide = dict(dtype="bf16", N=8, G=2, C=64, K=64, Hi=32, Wi=32, Y=3, X=3, pad_h=1, pad_w=1)
+    files = []
+    for name, direction, changes, ms, pct in (("a", "fwd", {}, 1.0, 40.0), ("b", "bwd_data", {}, 2.0, 20.0),
+                                              ("c", "fwd", {"Hi": 16}, 1.0, 40.0),
+                                              ("d", "bwd_data", {"Hi": 16}, 0.5, 1.0),  # 5 us of roofline
+                                              ("e", "bwd_data", {"Hi": 8}, 1.0, 40.0)):  # no twin measured
+        problem = Problem(**{**wide, "direction": direction, **changes})
+        files.append(write_sweep(tmp_path / f"{name}.csv", problem, {f"{direction}_bf16_igemm_m128n64k32_w4": ms},
+                                 pct))
+    lines = via_fwd(sweep_rows(files)).splitlines()
+    assert [line.split() for line in lines[2:]] == [["C/G>16", "2", "1.414x", "1", "0.50x", "2.000x"]]
+    main([str(f) for f in files] + ["--via-fwd"])
+    assert capsys.readouterr().out.splitlines()[-1] == lines[-1]
+
+
 def test_summarise_sweeps_reads_every_committed_sweep_from_the_device_setup(tmp_path):
     from gconv.bench.summarise_sweeps import DEVICE_SETUP, RESULTS, all_sweep_files, main
 
