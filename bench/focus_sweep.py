@@ -1,7 +1,7 @@
 """Resume many committed sweeps as one small sweep: only the problems that lack a row of `default` (or have one to
 measure again) travel to the device.
 
-    python -m bench.focus_sweep gather --name NAME [--remeasure EXPR] [--sweeps RESULT:PROBLEMS ...]
+    python -m bench.focus_sweep gather --name NAME [--remeasure EXPR [--near-best RATIO]] [--sweeps RESULT:PROBLEMS ...]
     (on the device: RESUME="NAME:NAME" bash bench/device_verify_resume.sh FILTER DTYPES..., or any resume of
      bench/results/NAME.csv over bench/problems/NAME.csv)
     python -m bench.focus_sweep scatter --name NAME --measured DEVICE_COPY_OF_NAME.csv [--sweeps ...]
@@ -58,18 +58,32 @@ def ledger_path(bench: Path, name: str) -> Path:
     return bench / "results" / f"{name}.kept"
 
 
-def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BENCH, arch: str = "sm_90"
-           ) -> tuple[int, int, int]:
+def near_best_rows(rows: list[dict], ratio: float) -> list[bool]:
+    """Per row: whether it is within ratio of its problem's fastest "ok" row (cuDNN's included), or not "ok" (no time
+    to judge it by). The ranker's label gains halve every tenth of log time (heuristics/train.yaml `ranking`), so the
+    rows within ~2x of the best carry nearly all it learns: the ones to measure first when a kernel change leaves too
+    many stale rows for one session."""
+    best: dict[str, float] = {}
+    for row in rows:
+        if row["status"] == "ok":
+            best[row["problem"]] = min(float(row["time_ms"]), best.get(row["problem"], float("inf")))
+    return [row["status"] != "ok" or float(row["time_ms"]) <= ratio * best[row["problem"]] for row in rows]
+
+
+def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BENCH, arch: str = "sm_90",
+           near_best: float | None = None) -> tuple[int, int, int]:
     """Write BENCH/problems/NAME.csv, BENCH/results/NAME.csv and its ledger (above); (problems, rows kept, pairs to
-    measure)."""
+    measure). With near_best, a row remeasure selects is measured again only within near_best of its problem's best
+    (near_best_rows); the others stay as they are."""
     expression = parse(remeasure) if remeasure else None
     problems, kept, seen_rows = {}, [], set()
     for pair in pairs:
         result, problem_file = sweep_files(pair, bench)
         existing, listed = read_rows(result), {p.key: p for p in read_problems(problem_file)}
         lacking = {job.problem.key for job in plan_jobs(list(listed.values()), "default", arch, done_kernels(existing))}
-        redone = [expression is not None and row["problem"] in listed and row_matches(expression, row)
-                  for row in existing]
+        near = near_best_rows(existing, near_best) if near_best is not None else [True] * len(existing)
+        redone = [expression is not None and row["problem"] in listed and close and row_matches(expression, row)
+                  for row, close in zip(existing, near)]
         chosen = lacking | {row["problem"] for row, again in zip(existing, redone) if again}
         for key in [key for key in listed if key in chosen]:
             problems.setdefault(key, listed[key])
@@ -115,12 +129,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweeps", nargs="+", help="RESULT:PROBLEMS pairs (default: bench/device_setup.sh's "
                         "ALL_SWEEPS)")
     parser.add_argument("--remeasure", help="gather: rows of the focused problems to drop and measure again")
+    parser.add_argument("--near-best", type=float, metavar="RATIO",
+                        help="gather: of the rows --remeasure selects, only those within RATIO of their problem's "
+                             "fastest row (e.g. 2.5)")
     parser.add_argument("--measured", type=Path, help="scatter: the resumed copy of bench/results/NAME.csv")
     args = parser.parse_args(argv)
+    if args.near_best is not None and (args.near_best < 1 or args.remeasure is None):
+        parser.error("--near-best takes a ratio of at least 1 and goes with --remeasure")
     pairs = args.sweeps or sweep_pairs(DEVICE_SETUP.read_text())
     if args.command == "gather":
         try:
-            problems, kept, owed = gather(pairs, args.name, args.remeasure)
+            problems, kept, owed = gather(pairs, args.name, args.remeasure, near_best=args.near_best)
         except FileNotFoundError as error:
             parser.error(str(error))
         print(f"bench/problems/{args.name}.csv: {problems} problems; bench/results/{args.name}.csv: {kept} rows so "

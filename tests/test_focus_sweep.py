@@ -83,6 +83,28 @@ def test_rows_to_measure_again_bring_their_problem_along(tmp_path):
     assert {r["problem"] for r in read_rows(tmp_path / "results" / "again.csv")} == {complete.key}
 
 
+def test_near_best_measures_again_only_the_rows_near_their_problems_best(tmp_path, capsys):
+    from gconv.bench.focus_sweep import main, near_best_rows
+
+    (tmp_path / "problems").mkdir()
+    (tmp_path / "results").mkdir()
+    problem = fwd(32)
+    rows = old_rows(problem)
+    rows[0]["time_ms"], rows[1]["time_ms"], rows[2]["time_ms"] = "1.0", "2.5", "2.6"
+    rows[3]["status"], rows[3]["time_ms"] = "timeout", ""
+    assert near_best_rows(rows, 2.5)[:5] == [True, True, False, True, True]  # the rest at 2.0: within 2x of 1.0
+    write_problems(tmp_path / "problems" / "a.csv", [problem])
+    append_rows(tmp_path / "results" / "a.csv", rows)
+    gconv_rows = len(rows) - 2
+    assert gather(["a:a"], "near", "algorithm != 'vendor'", bench=tmp_path, near_best=2.5) == (1, 3, gconv_rows - 1)
+    assert {r["kernel"] for r in read_rows(tmp_path / "results" / "near.csv")} == {rows[2]["kernel"], *CUDNN_MODES}
+    for argv, message in ((["--near-best", "2"], "--near-best takes a ratio of at least 1 and goes with --remeasure"),
+                          (["--near-best", "0.5", "--remeasure", "K == 32"], "at least 1")):
+        with pytest.raises(SystemExit):
+            main(["gather", "--name", "x", "--sweeps", "a:a", *argv])
+        assert message in capsys.readouterr().err
+
+
 def test_a_sweep_whose_results_are_missing_is_refused_before_anything_is_written(tmp_path):
     (tmp_path / "problems").mkdir()
     (tmp_path / "results").mkdir()
