@@ -152,21 +152,27 @@ def via_fwd(rows: list[dict]) -> str:
     """Stride-1 bwd_data against its forward twin (forward_twin) where both were measured: per shape class, the
     geomean of the twin's best gconv time over bwd_data's, and the speed-up bwd_data's best gconv kernel would get
     if the twin's kernels were among its candidates (its time / the lesser of both; the filter's transposition not
-    counted), over every such problem and over those whose roofline time is >= 20 us."""
+    counted), over every such problem and over those whose roofline time is >= 20 us; each class also by the largest
+    of 64, 32 and 16 dividing K/G (the tap-major bwd_data kernels pad each filter tap's K/G to their block_k, where
+    the forward twin's flat reduction over K/G x Y x X pads once)."""
     bests = best_per_problem(rows)
-    groups: dict[str, list] = defaultdict(list)
+    groups: dict[tuple[str, str], list] = defaultdict(list)
     for key, best in bests.items():
-        twin = forward_twin(Problem.from_key(key)) if best.row["direction"] == "bwd_data" else None
+        problem = Problem.from_key(key)
+        twin = forward_twin(problem) if best.row["direction"] == "bwd_data" else None
         if twin is not None and twin.key in bests:
-            groups[best.row["shape_class"]].append((best, bests[twin.key]))
+            divisor = next((f"K/G % {d} = 0" for d in (64, 32, 16) if problem.K % d == 0), "other K/G")
+            for group in ("all", divisor):
+                groups[(best.row["shape_class"], group)].append((best, bests[twin.key]))
     body = []
-    for klass, pairs in sorted(groups.items()):
+    for (klass, group), pairs in sorted(groups.items(), key=lambda item: (item[0][0], item[0][1] != "all",
+                                                                          item[0][1])):
         timed = [(b, f) for b, f in pairs if b.roofline_pct is not None]
-        body.append([klass, len(pairs), f"{geomean([b.ms / min(b.ms, f.ms) for b, f in pairs]):.3f}x", len(timed),
-                     f"{geomean([f.ms / b.ms for b, f in timed]):.2f}x" if timed else "-",
+        body.append([klass, group, len(pairs), f"{geomean([b.ms / min(b.ms, f.ms) for b, f in pairs]):.3f}x",
+                     len(timed), f"{geomean([f.ms / b.ms for b, f in timed]):.2f}x" if timed else "-",
                      f"{geomean([b.ms / min(b.ms, f.ms) for b, f in timed]):.3f}x" if timed else "-"])
-    return table(["shape class", "twins", "best of both", "twins >= 20 us", "twin time / its time", "best of both"],
-                 body)
+    return table(["shape class", "K/G", "twins", "best of both", "twins >= 20 us", "twin time / its time",
+                  "best of both"], body)
 
 
 def main(argv: list[str] | None = None) -> None:

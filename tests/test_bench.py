@@ -397,7 +397,9 @@ def test_via_fwd_compares_stride_1_bwd_data_with_its_forward_twin(tmp_path, caps
         files.append(write_sweep(tmp_path / f"{name}.csv", problem, {f"{direction}_bf16_igemm_m128n64k32_w4": ms},
                                  pct))
     lines = via_fwd(sweep_rows(files)).splitlines()
-    assert [line.split() for line in lines[2:]] == [["C/G>16", "2", "1.414x", "1", "0.50x", "2.000x"]]
+    assert [line.split() for line in lines[2:]] == [["C/G>16", "all", "2", "1.414x", "1", "0.50x", "2.000x"],
+                                                     ["C/G>16", "K/G", "%", "64", "=", "0", "2", "1.414x", "1", "0.50x",
+                                                      "2.000x"]]
     main([str(f) for f in files] + ["--via-fwd"])
     assert capsys.readouterr().out.splitlines()[-1] == lines[-1]
 
