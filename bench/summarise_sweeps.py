@@ -135,21 +135,8 @@ def against_fwd(rows: list[dict]) -> str:
                   "its % roofline"], body)
 
 
-def forward_twin(problem: Problem) -> Problem | None:
-    """The forward problem a stride-1 bwd_data problem is: dY (Ho x Wo, K channels a group) convolved with the filter
-    flipped and its channel axes swapped, padded by dil x (F - 1) - pad, gives dX (Hi x Wi). None for another
-    direction, a stride > 1, or a padding beyond dil x (F - 1) (the twin's would be negative)."""
-    if problem.direction.value != "bwd_data" or (problem.stride_h, problem.stride_w) != (1, 1):
-        return None
-    pad_h, pad_w = problem.dil_h * (problem.Y - 1) - problem.pad_h, problem.dil_w * (problem.X - 1) - problem.pad_w
-    if min(pad_h, pad_w) < 0:
-        return None
-    return Problem(**{**problem.model_dump(), "direction": "fwd", "C": problem.K, "K": problem.C, "Hi": problem.Ho,
-                      "Wi": problem.Wo, "pad_h": pad_h, "pad_w": pad_w})
-
-
 def via_fwd(rows: list[dict]) -> str:
-    """Stride-1 bwd_data against its forward twin (forward_twin) where both were measured: per shape class, the
+    """Stride-1 bwd_data against its forward twin (Problem.forward_twin) where both were measured: per shape class, the
     geomean of the twin's best gconv time over bwd_data's, and the speed-up bwd_data's best gconv kernel would get
     if the twin's kernels were among its candidates (its time / the lesser of both; the filter's transposition not
     counted), over every such problem and over those whose roofline time is >= 20 us; each class also by the largest
@@ -159,7 +146,7 @@ def via_fwd(rows: list[dict]) -> str:
     groups: dict[tuple[str, str], list] = defaultdict(list)
     for key, best in bests.items():
         problem = Problem.from_key(key)
-        twin = forward_twin(problem) if best.row["direction"] == "bwd_data" else None
+        twin = problem.forward_twin()
         if twin is not None and twin.key in bests:
             divisor = next((f"K/G % {d} = 0" for d in (64, 32, 16) if problem.K % d == 0), "other K/G")
             for group in ("all", divisor):

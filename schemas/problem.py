@@ -141,6 +141,19 @@ class Problem(BaseModel):
         return make_problem(Direction(direction), dtype_of(name, tensor), shape_of("x", x), shape_of("w", w), groups,
                             stride, padding, dilation)
 
+    def forward_twin(self) -> "Problem | None":
+        """The forward problem a stride-1 bwd_data problem is: dY (Ho x Wo, K channels a group) convolved with the
+        filter flipped and its channel axes swapped (runtime/forward_twin.py twin_filter), padded by dil x (F - 1) -
+        pad, gives dX (Hi x Wi). None for another direction, a stride > 1, or a padding beyond dil x (F - 1) (the
+        twin's would be negative)."""
+        if self.direction is not Direction.bwd_data or (self.stride_h, self.stride_w) != (1, 1):
+            return None
+        pad_h, pad_w = self.dil_h * (self.Y - 1) - self.pad_h, self.dil_w * (self.X - 1) - self.pad_w
+        if min(pad_h, pad_w) < 0:
+            return None
+        return self.model_copy(update={"direction": Direction.fwd, "C": self.K, "K": self.C, "Hi": self.Ho,
+                                       "Wi": self.Wo, "pad_h": pad_h, "pad_w": pad_w})
+
     def with_direction(self, direction: Direction | str) -> "Problem":
         return self.model_copy(update={"direction": Direction(direction)})
 

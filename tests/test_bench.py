@@ -372,18 +372,6 @@ def test_backward_directions_compare_with_fwd_on_the_same_shapes_by_stride(tmp_p
     assert capsys.readouterr().out.splitlines()[-3:] == lines[-3:]
 
 
-def test_a_stride_1_bwd_data_problem_is_a_forward_problem_of_the_transposed_filter():
-    from gconv.bench.summarise_sweeps import forward_twin
-
-    problem = Problem(direction="bwd_data", dtype="bf16", N=2, G=4, C=8, K=16, Hi=20, Wi=18, Y=5, X=3, pad_h=1,
-                      pad_w=1, dil_h=2, dil_w=1)  # Ho x Wo = 14 x 18
-    twin = forward_twin(problem)
-    assert twin.key == "fwd_bf16_n2_g4_c16_k8_hi14_wi18_y5_x3_s1x1_p7x1_d2x1"
-    assert (twin.Ho, twin.Wo) == (problem.Hi, problem.Wi)
-    for change in ({"stride_w": 2}, {"pad_w": 3}, {"direction": "fwd"}):  # pad 3 > dil x (X - 1): the twin's < 0
-        assert forward_twin(Problem(**{**problem.model_dump(), **change})) is None
-
-
 def test_via_fwd_compares_stride_1_bwd_data_with_its_forward_twin(tmp_path, capsys):
     from gconv.bench.summarise_sweeps import main, sweep_rows, via_fwd
 
