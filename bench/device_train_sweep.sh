@@ -10,7 +10,8 @@ problems=bench/problems/$name-synthetic-$dtype.csv
 [ -f $problems ] || problems=bench/problems/$name-$dtype.csv
 . bench/device_setup.sh
 timeout 570 gconv bench sweep --rule-set default --problems $problems --compile-window 2 \
-  --out bench/results/$name-default-$dtype-gputime.csv --gpus auto --require-gpu H100 --overlap-compile > $OUT/$name.log 2>&1
+  --out bench/results/$name-default-$dtype-gputime.csv --gpus auto --require-gpu H100 --overlap-compile \
+  > $OUT/$name.log 2>&1
 echo "$name rc=$?"
 cp bench/results/$name-default-$dtype-gputime.csv $OUT/
 grep -v compiled $OUT/$name.log | tail -4
