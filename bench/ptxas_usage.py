@@ -87,6 +87,23 @@ def atomic_ops(cubin: bytes) -> Counter:
     return Counter(re.findall(r"\b((?:REDG|ATOMG|MEMBAR|CCTL)\.[.A-Z0-9]*)", cuobjdump(cubin, "-sass")))
 
 
+def mma_loop_ops(cubin: bytes) -> Counter:
+    """The opcodes (no modifiers) of the loop that holds a cubin's tensor-core instructions (HGMMA on sm_90, HMMA
+    before): from the target of the first backward branch whose span holds one to that branch. A step's issue work:
+    eight warps issuing N instructions a step on an SM's four schedulers take at least 2N cycles, beside about 550
+    for a 128 x 128 x 64 bf16 step's MMAs on an H100 (bench/results/tap-walk/)."""
+    found = [(int(address, 16), text) for address, text in re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);",
+                                                                        cuobjdump(cubin, "-sass"))]
+    mma = [address for address, text in found if re.search(r"\bH(?:G)?MMA\b", text)]
+    for address, text in found:
+        branch = re.search(r"\bBRA\s+(?:`\()?0x([0-9a-f]+)", text)
+        start = int(branch.group(1), 16) if branch else address
+        if start < address and any(start <= a <= address for a in mma):
+            return Counter(re.sub(r"^@!?U?P\w+\s+", "", t.strip()).split()[0].split(".")[0]
+                           for a, t in found if start <= a <= address)
+    raise RuntimeError("no loop around a tensor-core instruction in the SASS")
+
+
 def specialised_cubin(source: str, problem: Problem, arch: str) -> bytes:
     """One kernel's cubin as Triton's JIT compiles it for problem (jit_specialisation)."""
     from gconv.ci.compile_check import compile_specialised

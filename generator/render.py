@@ -134,8 +134,15 @@ FILTER_PROGRAMS = ("apart", "adjacent", "single")
 # (bench/results/relaxed-atomics/). Last arrival stays correct: its counter keeps acq_rel after a barrier of the
 # program's threads, and a release is cumulative over the barrier (the pattern of CUTLASS's split-K semaphore).
 ATOMICS = ("acq_rel", "relaxed")
+# How a tap-major implicit-GEMM forward or backward-data loop, and one of pixel boxes, finds each step's tap and first
+# channel (filter): "divide" divides them out of the step index (tap = step // steps a tap, then the tap's row and
+# column: two or three integer divisions a step, done by every thread; the 128 x 128 x 64 bwd_data loop on sm_90 holds
+# 320 instructions to its forward twin's 256, bench/results/bwd-data-via-fwd/); "carry" carries them from step to
+# step by compare-and-subtract.
+TAP_WALKS = ("divide", "carry")
 CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES,
-           "channel_reduce": CHANNEL_REDUCES, "filter_programs": FILTER_PROGRAMS, "atomics": ATOMICS}
+           "channel_reduce": CHANNEL_REDUCES, "filter_programs": FILTER_PROGRAMS, "atomics": ATOMICS,
+           "tap_walk": TAP_WALKS}
 # The channels (and filters) a group the split reduction takes apart and joins: tl.split and tl.join halve and double.
 SPLIT_COUNTS = (1, 2, 4)
 TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
@@ -169,6 +176,13 @@ def tap_loop(config: KernelConfig) -> str:
         return "unrolled"
     values = tap_values_per_thread(config)
     return "rolled" if values >= 64 or (values >= 32 and config.filter_size >= 5) else "unrolled"
+
+
+def has_tap_walk(config: KernelConfig) -> bool:
+    """Whether config's loop walks taps step by step (TAP_WALKS): the tap-major or pixel-box implicit-GEMM forward and
+    backward-data (not the explicit GEMM, which walks channels only)."""
+    return (template_name(config) in ("igemm_fwd.py.j2", "igemm_bwd_data.py.j2") and not config.explicit_gemm
+            and (config.tap_major or bool(config.tile_w)))
 
 
 def has_k_walk(config: KernelConfig) -> bool:
@@ -294,7 +308,8 @@ def template_choices(config: KernelConfig) -> dict[str, str]:
     """The template's decisions that are not kernel axes (they do not change an instance's name), made from the
     config. bench/ab_variant.py renders twins with another choice to measure one before it becomes the rule here."""
     return {"tap_loop": tap_loop(config), "k_walk": k_walk(config), "loop_stages": loop_stages(config),
-            "channel_reduce": channel_reduce(config), "filter_programs": "apart", "atomics": "relaxed"}
+            "channel_reduce": channel_reduce(config), "filter_programs": "apart", "atomics": "relaxed",
+            "tap_walk": "divide"}
 
 
 def checked_choices(config: KernelConfig, overrides: dict[str, str] | None) -> dict[str, str]:
@@ -325,6 +340,8 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         decided["filter_programs"] = "apart"
     if not adds_atomically(config):
         decided["atomics"] = "acq_rel"
+    if not has_tap_walk(config):
+        decided["tap_walk"] = "divide"
     split_reduce = decided["channel_reduce"] == "split"
     adjacent = decided["filter_programs"] == "adjacent"
     single = decided["filter_programs"] == "single"
@@ -403,6 +420,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "filter_program": "launched % FILTER" if adjacent else "tl.program_id(2)",
         "single_program": single,
         "atomic_order": ', sem="relaxed"' if decided["atomics"] == "relaxed" else "",
+        "tap_walk": decided["tap_walk"],
         "split_weights": split_weight_terms(config) if split_reduce else [],
         "filters_of_group": list(range(config.multiplier)),
         "channels_of_group": list(range(config.group_channels)),

@@ -29,9 +29,9 @@ def test_an_unknown_choice_is_refused_with_the_known_ones():
     with pytest.raises(SystemExit) as error:
         parse_choice("tap_loop=sideways")
     assert str(error.value) == ("--choice wants choice=value with a template choice (tap_loop: unrolled, "
-                                "rolled-columns, rolled; k_walk: divide, incremental; loop_stages: 1, 2, 3, 4; channel_reduce: "
-                                "broadcast, split; filter_programs: apart, adjacent, single; atomics: acq_rel, relaxed), "
-                                "got 'tap_loop=sideways'")
+                                "rolled-columns, rolled; k_walk: divide, incremental; loop_stages: 1, 2, 3, 4; "
+                                "channel_reduce: broadcast, split; filter_programs: apart, adjacent, single; atomics: "
+                                "acq_rel, relaxed; tap_walk: divide, carry), got 'tap_loop=sideways'")
 
 
 def test_a_choice_the_template_does_not_use_makes_no_twin(tmp_path):
