@@ -37,6 +37,8 @@ CASES = [
                                                                   stride_w=2, pad_h=1)),
     ("bwd_data_fp16_igemm_m128n64k32_w4_s3_pers_g8_v8_mg1_tm", dict(N=2, G=2, C=16, K=8, Hi=7, Wi=7, Y=7, X=7,
                                                                     stride_h=2, stride_w=2, pad_h=3, pad_w=3)),
+    ("bwd_data_fp16_igemm_m64n32k32_w4_s3_tma_g8_v1_mg1_px8x8", dict(N=2, G=2, C=24, K=40, Hi=7, Wi=12, Y=3, X=3,
+                                                                     pad_h=1, pad_w=1)),  # pixel boxes: no set yet
     ("bwd_data_fp16_igemm_m128n64k64_w4_s3_ms_g8_v8_mg2_tm", dict(N=1, G=4, C=24, K=24, Hi=6, Wi=5, Y=3, X=3,
                                                                   pad_h=1, pad_w=1)),
 ]
