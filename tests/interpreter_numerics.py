@@ -33,9 +33,12 @@ def assert_source_matches_reference(source: Path, config: KernelConfig, problem:
     assert error <= INTERPRETER_ERROR_BOUND[problem.dtype], f"{config.name}: relative error {error:.3g}"
 
 
-def assert_rendered_matches_reference(config: KernelConfig, problem: Problem, folder: Path, *, seed: int) -> None:
-    """config rendered from the templates into folder (an instance no rule set holds) computes problem within the
-    interpreter's error bound."""
+def assert_rendered_matches_reference(config: KernelConfig, problem: Problem, folder: Path, *, seed: int,
+                                      choices: dict[str, str] | None = None) -> str:
+    """config rendered from the templates (with template choices: a twin) into folder (an instance no rule set holds)
+    computes problem within the interpreter's error bound; the rendered source."""
     path = folder / f"{config.name}.py"
-    path.write_text(render(config, Provenance(("rules/x.yaml",), "test", (), "test")))
+    source = render(config, Provenance(("rules/x.yaml",), "test", (), "test"), choices)
+    path.write_text(source)
     assert_source_matches_reference(path, config, problem, seed=seed)
+    return source

@@ -12,7 +12,7 @@ from gconv.ci.compile_check import ptx_counts
 from gconv.generator.render import Provenance, has_k_walk, render, template_choices
 from gconv.schemas import KernelConfig, Problem
 
-from interpreter_numerics import assert_source_matches_reference
+from interpreter_numerics import assert_rendered_matches_reference
 
 PROVENANCE = Provenance(("rules/x.yaml",), "test", (), "test")
 CASES = [
@@ -64,12 +64,9 @@ CASES = [
 @pytest.mark.parametrize("name, fields", CASES, ids=[f"{n}-C{f['C']}" for n, f in CASES])
 def test_the_incremental_walk_matches_float64_reference(name, fields, tmp_path):
     config = KernelConfig.from_name(name)
-    source = render(config, PROVENANCE, {"k_walk": "incremental"})
+    problem = Problem(direction=config.direction, dtype=config.dtype, **fields)
+    source = assert_rendered_matches_reference(config, problem, tmp_path, seed=7, choices={"k_walk": "incremental"})
     assert "offs_k" not in source.split("for k0 in range(")[1].split("acc = tl.dot")[0]  # nothing divided in the loop
-    path = tmp_path / f"{name}.py"
-    path.write_text(source)
-    assert_source_matches_reference(path, config, Problem(direction=config.direction, dtype=config.dtype, **fields),
-                                    seed=7)
 
 
 @pytest.mark.parametrize("name, walks, rule", [

@@ -9,7 +9,7 @@ import pytest
 from gconv.generator.render import Provenance, has_tap_walk, render, template_choices
 from gconv.schemas import KernelConfig, Problem
 
-from interpreter_numerics import assert_source_matches_reference
+from interpreter_numerics import assert_rendered_matches_reference
 
 PROVENANCE = Provenance(("rules/x.yaml",), "test", (), "test")
 CASES = [
@@ -47,13 +47,10 @@ CASES = [
 @pytest.mark.parametrize("name, fields", CASES, ids=[f"{n}-K{f['K']}-C{f['C']}" for n, f in CASES])
 def test_the_carried_walk_matches_float64_reference(name, fields, tmp_path):
     config = KernelConfig.from_name(name)
-    source = render(config, PROVENANCE, {"tap_walk": "carry"})
+    problem = Problem(direction=config.direction, dtype=config.dtype, **fields)
+    source = assert_rendered_matches_reference(config, problem, tmp_path, seed=5, choices={"tap_walk": "carry"})
     loop = source.split("    for step in range(")[1].split("\n\n")[0]
     assert not any(divided in loop for divided in ("step //", "tap //", "// X", "// fx_divisor", "% fx_divisor"))
-    path = tmp_path / f"{name}.py"
-    path.write_text(source)
-    assert_source_matches_reference(path, config, Problem(direction=config.direction, dtype=config.dtype, **fields),
-                                    seed=5)
 
 
 @pytest.mark.parametrize("name, walks", [
