@@ -10,16 +10,16 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from gconv.generator.render import Provenance, checked_choices, render
+from gconv.generator.render import Provenance, render
 from gconv.schemas import KernelConfig, Problem
 
+from .ab_variant import parse_choice
 from .ptxas_usage import mma_loop_ops, specialised_cubin
 
 
 def mma_loop(kernel: str, problem: Problem, choices: dict[str, str], arch: str = "sm_90") -> dict[str, int]:
     """The opcodes of kernel's tensor-core loop (rendered with choices) compiled for problem, most frequent first."""
     config = KernelConfig.from_name(kernel)
-    checked_choices(config, choices)
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / f"{kernel}.py"
         source.write_text(render(config, Provenance(("bench/mma_loop.py",), "mma_loop", (), "twin"), choices))
@@ -29,16 +29,12 @@ def mma_loop(kernel: str, problem: Problem, choices: dict[str, str], arch: str =
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("kernel")
-    parser.add_argument("problem", help="a problem key, e.g. bwd_data_bf16_n8_g4_c256_k256_hi64_wi64_y3_x3_s1x1_p1x1_d1x1")
+    parser.add_argument("problem",
+                        help="a problem key, e.g. bwd_data_bf16_n8_g4_c256_k256_hi64_wi64_y3_x3_s1x1_p1x1_d1x1")
     parser.add_argument("--choice", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--arch", default="sm_90")
     args = parser.parse_args(argv)
-    choices = {}
-    for choice in args.choice:
-        name, equals, value = choice.partition("=")
-        if not equals:
-            parser.error(f"--choice wants NAME=VALUE, got {choice!r}")
-        choices[name] = value
+    choices = {key: value for text in args.choice for key, value in parse_choice(text).items()}
     try:
         ops = mma_loop(args.kernel, Problem.from_key(args.problem), choices, args.arch)
     except ValueError as error:

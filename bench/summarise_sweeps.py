@@ -145,6 +145,8 @@ def via_fwd(rows: list[dict]) -> str:
     bests = best_per_problem(rows)
     groups: dict[tuple[str, str], list] = defaultdict(list)
     for key, best in bests.items():
+        if best.row["direction"] != "bwd_data":
+            continue
         problem = Problem.from_key(key)
         twin = problem.forward_twin()
         if twin is not None and twin.key in bests:
@@ -155,9 +157,11 @@ def via_fwd(rows: list[dict]) -> str:
     for (klass, group), pairs in sorted(groups.items(), key=lambda item: (item[0][0], item[0][1] != "all",
                                                                           item[0][1])):
         timed = [(b, f) for b, f in pairs if b.roofline_pct is not None]
-        body.append([klass, group, len(pairs), f"{geomean([b.ms / min(b.ms, f.ms) for b, f in pairs]):.3f}x",
-                     len(timed), f"{geomean([f.ms / b.ms for b, f in timed]):.2f}x" if timed else "-",
-                     f"{geomean([b.ms / min(b.ms, f.ms) for b, f in timed]):.3f}x" if timed else "-"])
+
+        def best_of_both(chosen: list) -> str:
+            return f"{geomean([b.ms / min(b.ms, f.ms) for b, f in chosen]):.3f}x" if chosen else "-"
+        body.append([klass, group, len(pairs), best_of_both(pairs), len(timed),
+                     f"{geomean([f.ms / b.ms for b, f in timed]):.2f}x" if timed else "-", best_of_both(timed)])
     return table(["shape class", "K/G", "twins", "best of both", "twins >= 20 us", "twin time / its time",
                   "best of both"], body)
 
