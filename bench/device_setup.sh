@@ -101,8 +101,10 @@ capi_check() {
 }
 
 # The GPU model whose rows a results file holds: bench/results/h200/ the H200's, every other file the H100's (issue
-# targets and training rows); resume_sweeps passes it to --require-gpu, so a resumed file never mixes the two.
-sweep_gpu() { case $1 in h200/*) echo H200 ;; *) echo H100 ;; esac; }
+# targets and training rows); resume_sweeps passes it to --require-gpu, so a resumed file never mixes the two by
+# accident. $SWEEP_GPU overrides it, on purpose only: an H200 focus sweep of stale H100 rows, whose rows then carry
+# `focus_sweep scatter --note` (relaxed-atomics/README.md "Measured again on an H200" says why that beats stale rows).
+sweep_gpu() { [ -n "$SWEEP_GPU" ] && { echo "$SWEEP_GPU"; return; }; case $1 in h200/*) echo H200 ;; *) echo H100 ;; esac; }
 
 # resume_sweeps DEST RESULT:PROBLEMS...: resume each `default` sweep (only its missing rows are measured), compiled and
 # measured 2 batches at a time, the next 2 compiled while these are measured (--overlap-compile: timings as clean,

@@ -4,7 +4,7 @@ measure again) travel to the device.
     python -m bench.focus_sweep gather --name NAME [--remeasure EXPR [--near-best RATIO]] [--sweeps RESULT:PROBLEMS ...]
     (on the device: RESUME="NAME:NAME" bash bench/device_verify_resume.sh FILTER DTYPES..., or any resume of
      bench/results/NAME.csv over bench/problems/NAME.csv)
-    python -m bench.focus_sweep scatter --name NAME --measured DEVICE_COPY_OF_NAME.csv [--sweeps ...]
+    python -m bench.focus_sweep scatter --name NAME --measured DEVICE_COPY_OF_NAME.csv [--sweeps ...] [--note TEXT]
 
 A rule-set change that adds a few kernels leaves a few missing (problem, kernel) pairs in each of some thirty sweep
 CSVs: carrying them all (tens of MB) does not fit the device tree, and resuming each costs a process start and a
@@ -102,11 +102,14 @@ def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BEN
     return len(focus), len(kept), sum(len(job.pending) for job in owed)
 
 
-def scatter(pairs: list[str], name: str, measured: Path, bench: Path = BENCH) -> dict[Path, int]:
-    """Move the rows measured holds beyond gather's ledger into the sweeps (above); rows added or replaced per sweep."""
+def scatter(pairs: list[str], name: str, measured: Path, bench: Path = BENCH, note: str = "") -> dict[Path, int]:
+    """Move the rows measured holds beyond gather's ledger into the sweeps (above); rows added or replaced per sweep.
+    A note goes into the detail column of every moved row whose detail is empty (e.g. the GPU of a focus sweep run on
+    another chip than its sweeps': each such row says so)."""
     sweeps = [sweep_files(pair, bench) for pair in pairs]  # every sweep found before the first is rewritten
     before = {tuple(line.split("\t")) for line in ledger_path(bench, name).read_text().splitlines()}
-    new = [row for row in read_rows(measured) if pair_key(row) not in before]
+    new = [row if row["detail"] or not note else {**row, "detail": note}
+           for row in read_rows(measured) if pair_key(row) not in before]
     added = {}
     for result, problem_file in sweeps:
         keys = {problem.key for problem in read_problems(problem_file)}
@@ -133,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="gather: of the rows --remeasure selects, only those within RATIO of their problem's "
                              "fastest row (e.g. 2.5)")
     parser.add_argument("--measured", type=Path, help="scatter: the resumed copy of bench/results/NAME.csv")
+    parser.add_argument("--note", default="", help="scatter: written into the detail column of each moved row "
+                        "without one (e.g. 'measured on NVIDIA H200')")
     args = parser.parse_args(argv)
     if args.near_best is not None and (args.near_best < 1 or args.remeasure is None):
         parser.error("--near-best takes a ratio of at least 1 and goes with --remeasure")
@@ -150,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     if not ledger_path(BENCH, args.name).exists():
         parser.error(f"no bench/results/{args.name}.kept: gather first")
     try:
-        added = scatter(pairs, args.name, args.measured)
+        added = scatter(pairs, args.name, args.measured, note=args.note)
     except FileNotFoundError as error:
         parser.error(str(error))
     for path, count in added.items():

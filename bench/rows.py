@@ -5,6 +5,7 @@ Imports no torch: the sweep's parent process and its test doubles use it without
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import os
 from collections import defaultdict
@@ -51,9 +52,10 @@ def csv_row(problem: Problem, row: ProfileRow | dict) -> dict:
 
 
 def read_rows(path: Path) -> list[dict]:
+    """A sweep CSV's rows ([] for a missing file); a .gz path is read through gzip (rows kept aside compressed)."""
     if not path.exists():
         return []
-    with open(path, newline="") as f:
+    with (gzip.open(path, "rt", newline="") if path.suffix == ".gz" else open(path, newline="")) as f:
         return list(csv.DictReader(f))
 
 

@@ -130,3 +130,21 @@ def test_scatter_finds_every_sweep_before_it_rewrites_one(tmp_path):
     with pytest.raises(FileNotFoundError, match="b.csv does not exist"):
         scatter(["a:a", "b:b"], "focus", tmp_path / "results" / "focus.csv", bench=tmp_path)
     assert (tmp_path / "results" / "a.csv").read_bytes() == before
+
+
+def test_scatter_note_marks_the_moved_rows_only(tmp_path):
+    (tmp_path / "problems").mkdir()
+    (tmp_path / "results").mkdir()
+    problem = fwd(32)
+    write_problems(tmp_path / "problems" / "a.csv", [problem])
+    write_problems(tmp_path / "problems" / "focus.csv", [problem])
+    kernels = [row["kernel"] for row in old_rows(problem)]
+    append_rows(tmp_path / "results" / "a.csv", old_rows(problem))
+    kept = rows_for(problem, kernels[3:], 2.0)
+    (tmp_path / "results" / "focus.kept").write_text("".join(f"{r['problem']}\t{r['kernel']}\n" for r in kept))
+    failed = {**rows_for(problem, kernels[2:3], 1.0)[0], "status": "timeout", "detail": "worker hung"}
+    append_rows(tmp_path / "results" / "focus.csv", kept + rows_for(problem, kernels[:2], 1.0) + [failed])
+    scatter(["a:a"], "focus", tmp_path / "results" / "focus.csv", bench=tmp_path, note="measured on NVIDIA H200")
+    details = {row["kernel"]: row["detail"] for row in read_rows(tmp_path / "results" / "a.csv")}
+    assert [details[k] for k in kernels[:3]] == ["measured on NVIDIA H200"] * 2 + ["worker hung"]
+    assert {details[k] for k in kernels[3:]} == {""}
