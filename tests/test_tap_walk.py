@@ -68,8 +68,8 @@ def test_the_carried_walk_matches_float64_reference(name, fields, tmp_path):
 ])
 def test_only_the_tap_walks_take_the_choice(name, walks):
     config = KernelConfig.from_name(name)
-    assert has_tap_walk(config) is walks and template_choices(config)["tap_walk"] == "divide"
-    assert (render(config, PROVENANCE, {"tap_walk": "carry"}) != render(config, PROVENANCE)) is walks
+    assert has_tap_walk(config) is walks and template_choices(config)["tap_walk"] == "carry"
+    assert (render(config, PROVENANCE, {"tap_walk": "divide"}) != render(config, PROVENANCE)) is walks
 
 
 def test_the_carried_walk_issues_fewer_instructions_a_step_on_sm_90():

@@ -113,11 +113,12 @@ def _conv_tile(
     dh_step = fy_step * dil_h // stride_h
     dw0 = (residue % stride_w + pad_w - fx0 * dil_w) // stride_w
     dw_step = fx_step * dil_w // stride_w
+    # The step's first filter and tap (ty, tx), carried from step to step by compare-and-subtract
+    # (tap_walk "carry": no integer division in the loop, where dividing the step index costs two or three).
+    k0 = tl.zeros((), tl.int32)
+    ty = tl.zeros((), tl.int32)
+    tx = tl.zeros((), tl.int32)
     for step in range(0, fy_count * fx_count * filter_steps):
-        tap = step // filter_steps
-        k0 = (step - tap * filter_steps) * BLOCK_K
-        ty = tap // fx_divisor
-        tx = tap - ty * fx_divisor
         fy = fy0 + ty * fy_step
         fx = fx0 + tx * fx_step
         filt = k0 + tl.arange(0, BLOCK_K)
@@ -134,6 +135,13 @@ def _conv_tile(
         b = w_desc.load([g0, k0, fy * X + fx, pid_n * BLOCK_N])
         b = tl.reshape(b, (BLOCK_K, BLOCK_N))
         acc = tl.dot(a, b, acc, input_precision="tf32")
+        k0 += BLOCK_K
+        next_tap = k0 >= group_filters
+        k0 = tl.where(next_tap, 0, k0)
+        tx += next_tap.to(tl.int32)
+        next_row = tx >= fx_divisor
+        tx = tl.where(next_row, 0, tx)
+        ty += next_row.to(tl.int32)
 
     dx_offs = (n * sxn + hi * sxh + wi * sxw)[:, None] + ((g0 * C + offs_n) * sxc)[None, :]
     # Rows start at multiples of VEC (C % VEC == 0): stored VEC channels at a time, not one (the compiler knows it

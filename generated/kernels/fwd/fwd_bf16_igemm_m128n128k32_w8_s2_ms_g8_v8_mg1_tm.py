@@ -73,11 +73,12 @@ def _conv_tile(
     # computed once per tap, not per element (a channel count short of BLOCK_K pads each tap's last step).
     channel_steps = tl.cdiv(group_channels, BLOCK_K)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    # The step's first channel and tap (fy, fx), carried from step to step by compare-and-subtract
+    # (tap_walk "carry": no integer division in the loop, where dividing the step index costs two or three).
+    c0 = tl.zeros((), tl.int32)
+    fy = tl.zeros((), tl.int32)
+    fx = tl.zeros((), tl.int32)
     for step in range(0, Y * X * channel_steps):
-        tap = step // channel_steps
-        c0 = (step - tap * channel_steps) * BLOCK_K
-        fy = tap // X
-        fx = tap - fy * X
         channel = c0 + tl.arange(0, BLOCK_K)
         mask_k = channel < group_channels
         # A: the input pixels under this tap; padding reads as zero.
@@ -93,6 +94,13 @@ def _conv_tile(
         b_offs = ((g0 * K + offs_n) * swk)[None, :] + (channel * swc + fy * swy + fx * swx)[:, None]
         b_offs = tl.max_contiguous(tl.multiple_of(b_offs, [VEC, 1]), [VEC, 1])
         b = tl.load(w_ptr + b_offs, mask=b_mask, other=0.0)
+        c0 += BLOCK_K
+        next_tap = c0 >= group_channels
+        c0 = tl.where(next_tap, 0, c0)
+        fx += next_tap.to(tl.int32)
+        next_row = fx >= X
+        fx = tl.where(next_row, 0, fx)
+        fy += next_row.to(tl.int32)
         acc = tl.dot(a, b, acc)
 
     y_offs = (n * syn + ho * syh + wo * syw)[:, None] + ((g0 * K + offs_n) * syk)[None, :]

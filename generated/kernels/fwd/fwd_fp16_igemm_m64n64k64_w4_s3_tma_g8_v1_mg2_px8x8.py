@@ -83,11 +83,12 @@ def _conv_tile(
     )
     channel_steps = tl.cdiv(group_channels, BLOCK_K)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    # The step's first channel and tap (fy, fx), carried from step to step by compare-and-subtract
+    # (tap_walk "carry": no integer division in the loop, where dividing the step index costs two or three).
+    c0 = tl.zeros((), tl.int32)
+    fy = tl.zeros((), tl.int32)
+    fx = tl.zeros((), tl.int32)
     for step in range(0, Y * X * channel_steps):
-        tap = step // channel_steps
-        c0 = (step - tap * channel_steps) * BLOCK_K
-        fy = tap // X
-        fx = tap - fy * X
         channel = c0 + tl.arange(0, BLOCK_K)
         a = x_desc.load([n, ho0 + fy * dil_h - pad_h, wo0 + fx * dil_w - pad_w, g0 * C + c0])
         a = tl.reshape(a, (BLOCK_M, BLOCK_K))
@@ -96,6 +97,13 @@ def _conv_tile(
             ((channel // C)[:, None] == column_group[None, :])
         b_offs = ((g0 * K + offs_n) * swk)[None, :] + ((channel % C) * swc + fy * swy + fx * swx)[:, None]
         b = tl.load(w_ptr + b_offs, mask=b_mask, other=0.0)
+        c0 += BLOCK_K
+        next_tap = c0 >= group_channels
+        c0 = tl.where(next_tap, 0, c0)
+        fx += next_tap.to(tl.int32)
+        next_row = fx >= X
+        fx = tl.where(next_row, 0, fx)
+        fy += next_row.to(tl.int32)
         acc = tl.dot(a, b, acc)
 
     y_offs = (n * syn + ho * syh + wo * syw)[:, None] + ((g0 * K + offs_n) * syk)[None, :]
