@@ -34,7 +34,7 @@ from pathlib import Path
 
 import torch
 
-from gconv.generator.render import CHOICES, Provenance, checked_choices, render
+from gconv.generator.render import Provenance, checked_choices, render
 from gconv.paths import REPO_ROOT
 from gconv.runtime.device import arch_of
 from gconv.runtime.kernels import load_kernel_module
@@ -44,6 +44,7 @@ from gconv.runtime.vendor import vendor_run
 from gconv.schemas import Algorithm, Direction, KernelConfig, Problem
 
 from .candidates import runnable_entries
+from .choice_args import parse_choice
 from .problems import read_problems, shape_class
 from .timing import median_ms, operand_sets, rotations_for
 
@@ -67,15 +68,6 @@ def twin_of(config: KernelConfig, update: dict[str, object]) -> KernelConfig | N
     except ValueError:
         return None
     return None if twin == config else twin
-
-
-def parse_choice(text: str) -> dict[str, str]:
-    """'choice=value' -> {choice: value}, a template choice of generator/render.py."""
-    key, _, value = text.partition("=")
-    if key not in CHOICES or value not in CHOICES[key]:
-        known = "; ".join(f"{k}: {', '.join(v)}" for k, v in CHOICES.items())
-        raise SystemExit(f"--choice wants choice=value with a template choice ({known}), got {text!r}")
-    return {key: value}
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 from gconv.generator.render import Provenance, render
 from gconv.schemas import KernelConfig, Problem
 
-from .ab_variant import parse_choice
+from .choice_args import parse_choice
 from .ptxas_usage import mma_loop_ops, specialised_cubin
 
 

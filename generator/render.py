@@ -142,9 +142,16 @@ ATOMICS = ("acq_rel", "relaxed")
 # per kernel, best twin over best base 1.13x in both directions (bench/results/tap-walk/; measured on an H200, whose
 # SMs are the H100's: the gain is in issue slots, not in memory).
 TAP_WALKS = ("divide", "carry")
+# How a merged (block-diagonal) tap-major or pixel-box forward / backward-data loop finds the group of each of its
+# step's BLOCK_K channels (filters), for the tile's mask and the forward's weight offset: "divide" divides each by C
+# (K) every step; "compare" counts the group starts it has passed, GROUPS_TO_MERGE - 1 compares unrolled at render
+# time (the channel within its group is then channel - group * C: no remainder either). The merged loops issue the
+# most instructions a step of the winning 128 x 64 tiles (bench/results/issue-audit/: bwd_data mg2 394 a step,
+# 341 compared).
+GROUP_ROWS = ("divide", "compare")
 CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES,
            "channel_reduce": CHANNEL_REDUCES, "filter_programs": FILTER_PROGRAMS, "atomics": ATOMICS,
-           "tap_walk": TAP_WALKS}
+           "tap_walk": TAP_WALKS, "group_rows": GROUP_ROWS}
 # The channels (and filters) a group the split reduction takes apart and joins: tl.split and tl.join halve and double.
 SPLIT_COUNTS = (1, 2, 4)
 TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
@@ -185,6 +192,12 @@ def has_tap_walk(config: KernelConfig) -> bool:
     backward-data (not the explicit GEMM, which walks channels only)."""
     return (template_name(config) in ("igemm_fwd.py.j2", "igemm_bwd_data.py.j2") and not config.explicit_gemm
             and (config.tap_major or bool(config.tile_w)))
+
+
+def has_group_rows(config: KernelConfig) -> bool:
+    """Whether config's loop finds its step's channel (filter) groups (GROUP_ROWS): a merged tap-major or pixel-box
+    implicit-GEMM forward or backward-data."""
+    return has_tap_walk(config) and config.groups_to_merge > 1
 
 
 def has_k_walk(config: KernelConfig) -> bool:
@@ -311,7 +324,7 @@ def template_choices(config: KernelConfig) -> dict[str, str]:
     config. bench/ab_variant.py renders twins with another choice to measure one before it becomes the rule here."""
     return {"tap_loop": tap_loop(config), "k_walk": k_walk(config), "loop_stages": loop_stages(config),
             "channel_reduce": channel_reduce(config), "filter_programs": "apart", "atomics": "relaxed",
-            "tap_walk": "carry"}
+            "tap_walk": "carry", "group_rows": "divide"}
 
 
 def checked_choices(config: KernelConfig, overrides: dict[str, str] | None) -> dict[str, str]:
@@ -344,6 +357,8 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         decided["atomics"] = "acq_rel"
     if not has_tap_walk(config):
         decided["tap_walk"] = "divide"
+    if not has_group_rows(config):
+        decided["group_rows"] = "divide"
     split_reduce = decided["channel_reduce"] == "split"
     adjacent = decided["filter_programs"] == "adjacent"
     single = decided["filter_programs"] == "single"
@@ -407,6 +422,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "taps": list(range(config.filter_size)),  # depthwise bwd_weight: one accumulator per tap of a filter row
         "tap_loop": decided["tap_loop"],
         "k_walk": decided["k_walk"],
+        "group_rows": decided["group_rows"],
         "loop_stages": stages,
         "tile_loop": plain_loop("first, last", stages),
         "pixel_loop": plain_loop("p_start, p_end, BLOCK_P", stages),

@@ -1,7 +1,8 @@
 """bench/ab_variant.py's pairing (no GPU): twins from an axis change or a template choice, and its refusals."""
 import pytest
 
-from gconv.bench.ab_variant import pairs_for, parse_choice
+from gconv.bench.ab_variant import pairs_for
+from gconv.bench.choice_args import parse_choice
 from gconv.schemas import Algorithm, Problem
 
 PROBLEM = Problem(direction="bwd_data", dtype="bf16", N=8, G=64, C=1, K=4, Hi=20, Wi=20, Y=5, X=5, stride_h=1,
@@ -31,7 +32,8 @@ def test_an_unknown_choice_is_refused_with_the_known_ones():
     assert str(error.value) == ("--choice wants choice=value with a template choice (tap_loop: unrolled, "
                                 "rolled-columns, rolled; k_walk: divide, incremental; loop_stages: 1, 2, 3, 4; "
                                 "channel_reduce: broadcast, split; filter_programs: apart, adjacent, single; atomics: "
-                                "acq_rel, relaxed; tap_walk: divide, carry), got 'tap_loop=sideways'")
+                                "acq_rel, relaxed; tap_walk: divide, carry; group_rows: divide, compare), got "
+                                "'tap_loop=sideways'")
 
 
 def test_a_choice_the_template_does_not_use_makes_no_twin(tmp_path):

@@ -2,6 +2,8 @@
 loops that carry each step's tap and first channel (filter) from step to step instead of dividing them out of the
 step index -- against float64 under the interpreter, where it applies, and what it removes from the sm_90 code."""
 import multiprocessing
+import subprocess
+import sys
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
@@ -89,7 +91,7 @@ def test_the_carried_walk_issues_fewer_instructions_a_step_on_sm_90():
 
 @pytest.mark.parametrize("choice", ["tap_walk", "tap_walk=sideways"])
 def test_mma_loop_refuses_bad_choices(choice):
-    """As bench/ab_variant.py does (its parse_choice), naming every template choice and its values."""
+    """As bench/ab_variant.py does (bench/choice_args.py parse_choice), naming every template choice and its values."""
     from gconv.bench.mma_loop import main
 
     with pytest.raises(SystemExit) as error:
@@ -98,4 +100,13 @@ def test_mma_loop_refuses_bad_choices(choice):
     assert str(error.value) == ("--choice wants choice=value with a template choice (tap_loop: unrolled, "
                                 "rolled-columns, rolled; k_walk: divide, incremental; loop_stages: 1, 2, 3, 4; "
                                 "channel_reduce: broadcast, split; filter_programs: apart, adjacent, single; atomics: "
-                                f"acq_rel, relaxed; tap_walk: divide, carry), got {choice!r}")
+                                f"acq_rel, relaxed; tap_walk: divide, carry; group_rows: divide, compare), got "
+                                f"{choice!r}")
+
+
+def test_mma_loop_imports_neither_triton_nor_torch():
+    """Its spawned workers import it before ci/compile_check.py drops an inherited TRITON_INTERPRET: a Triton imported
+    first keeps interpreted library functions, and an uncached compile then fails."""
+    code = "import sys, gconv.bench.mma_loop; print(sorted({'triton', 'torch'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "[]\n"
