@@ -30,7 +30,7 @@ def splice_rows(base: list[dict], source: list[dict], where: str) -> tuple[list[
     out, spliced = [], 0
     for row in base:
         other = measured.get((row["problem"], row["kernel"]))
-        if other is not None and row_matches(expression, row):
+        if row_matches(expression, row) and other is not None:  # every row read: a misspelt field is always named
             row = {**row, **{field: other[field] for field in MEASURED_FIELDS}}
             spliced += 1
         out.append(row)

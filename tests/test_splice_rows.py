@@ -34,8 +34,10 @@ def test_cli_writes_the_spliced_file_and_names_a_bad_expression(tmp_path, capsys
     assert main([str(base), str(source), "--where", "split_k > 1", "--out", str(out)]) == 0
     assert capsys.readouterr().out == f"{out}: 2 rows, 1 of them from {source}\n"
     assert [r["time_ms"] for r in read_rows(out)] == ["1.5", "3.0"]
-    with pytest.raises(SystemExit):
-        main([str(base), str(source), "--where", "split_kk > 1", "--out", str(tmp_path / "bad.csv")])
+    empty = tmp_path / "empty.csv"
+    rewrite_rows(empty, [])
+    with pytest.raises(SystemExit):  # named although SOURCE holds none of BASE's rows
+        main([str(base), str(empty), "--where", "split_kk > 1", "--out", str(tmp_path / "bad.csv")])
     assert "unknown field 'split_kk'" in capsys.readouterr().err
     assert not (tmp_path / "bad.csv").exists()
 
