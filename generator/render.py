@@ -144,10 +144,10 @@ ATOMICS = ("acq_rel", "relaxed")
 TAP_WALKS = ("divide", "carry")
 # How a merged (block-diagonal) tap-major or pixel-box forward / backward-data loop finds the group of each of its
 # step's BLOCK_K channels (filters), for the tile's mask and the forward's weight offset: "divide" divides each by C
-# (K) every step; "compare" counts the group starts it has passed, GROUPS_TO_MERGE - 1 compares unrolled at render
-# time (the channel within its group is then channel - group * C: no remainder either). The merged loops issue the
-# most instructions a step of the winning 128 x 64 tiles (bench/results/issue-audit/: bwd_data mg2 394 a step,
-# 341 compared).
+# (K) every step; "compare" finds group and channel within it by log2(GROUPS_TO_MERGE) halving compares, unrolled at
+# render time (no division, no remainder). The merged loops issue the most instructions a step of the winning
+# 128 x 64 tiles (bench/results/issue-audit/: bwd_data mg2 394 a step divided, 341 compared; fwd mg8 pixel boxes
+# 305, 230).
 GROUP_ROWS = ("divide", "compare")
 CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES,
            "channel_reduce": CHANNEL_REDUCES, "filter_programs": FILTER_PROGRAMS, "atomics": ATOMICS,
@@ -423,6 +423,8 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "tap_loop": decided["tap_loop"],
         "k_walk": decided["k_walk"],
         "group_rows": decided["group_rows"],
+        # group_rows "compare": the halving compares' group counts, GROUPS_TO_MERGE / 2 down to 1
+        "group_halves": [config.groups_to_merge >> shift for shift in range(1, config.groups_to_merge.bit_length())],
         "loop_stages": stages,
         "tile_loop": plain_loop("first, last", stages),
         "pixel_loop": plain_loop("p_start, p_end, BLOCK_P", stages),
