@@ -1,6 +1,7 @@
 """The `group_rows` template choice (generator/render.py GROUP_ROWS): merged tap-major and pixel-box forward and
-backward-data loops that find each step's channel (filter) groups by comparing with the group starts instead of
-dividing -- against float64 under the interpreter, where it applies, and what it removes from the sm_90 code."""
+backward-data loops that find each step's channel (filter) groups, and the forward's channel within its group, by
+halving compares instead of dividing -- against float64 under the interpreter, where it applies, and what it removes
+from the sm_90 code."""
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
