@@ -84,12 +84,15 @@ tiny_twins() {
 # verify_default SECONDS FILTER DTYPES...: every `default` instance FILTER (a `gconv rules list --filter` expression)
 # selects, in DTYPES, against float64 on the first $VERIFY_SHAPES (default two) device shapes it supports
 # (bench/verify_device.py stops starting runs after SECONDS; one 7x7 depthwise instance takes ~15 s to compile and run
-# on two shapes, hence the minute of grace), $OUT/verify-summary.md; prints its rc and last lines.
+# on two shapes, hence the minute of grace), $OUT/verify-summary.md; prints its rc and last lines. Its rows go to a
+# folder named by the options' hash: a later call with the same options resumes them on a warm machine (which keeps
+# /tmp), one with other options starts afresh instead of being refused by verify_device.py.
 verify_default() {
   seconds=$1 filter=$2; shift 2
+  dir=/tmp/verify-$(echo "$filter|$*|${VERIFY_SHAPES:-2}" | md5sum | cut -c1-12)
   timeout $((seconds + 60)) python3 bench/verify_device.py --rule-set default --dtypes "$@" --filter "$filter" \
-    --shapes-per-instance ${VERIFY_SHAPES:-2} --out /tmp/verify --deadline-s $seconds > /tmp/verify.log 2>&1
-  echo "verify rc=$?"; cp /tmp/verify/summary.md $OUT/verify-summary.md 2>/dev/null; tail -n 3 /tmp/verify.log
+    --shapes-per-instance ${VERIFY_SHAPES:-2} --out $dir --deadline-s $seconds > $dir.log 2>&1
+  echo "verify rc=$?"; cp $dir/summary.md $OUT/verify-summary.md 2>/dev/null; tail -n 3 $dir.log
 }
 
 # capi_check SECONDS: the C library's GPU check of the `tests` set (capi/device_check.sh: AOT build, ctest,
