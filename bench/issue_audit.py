@@ -2,7 +2,7 @@
 roofline time is >= 20 us (issue 4's roofline target; implicit GEMMs, the kernels with tensor cores), each compiled for sm_90 on the CPU for its median winning
 problem (bench/mma_loop.py), with the issue work of one step of its tensor-core loop beside that step's MMAs.
 
-    python -m bench.issue_audit [--top N] [--all-sweeps | FILES ...] [--workers 2]
+    python -m bench.issue_audit [--top N] [--all-sweeps | FILES ...] [--workers 2] [--choice NAME=VALUE ...]
 
 Per kernel: the problems it wins, the geomean % of roofline it reaches there, the instructions of one loop step (one
 thread's), its tensor-core instructions, the issue cycles of a step (warps x instructions / 4 schedulers, a lower
@@ -11,7 +11,9 @@ block_k x 2 FLOP at MMA_FLOP_PER_CYCLE an SM; warp-level HMMA runs slower than H
 this under-states the MMA time) and their ratio: above 1 the loop cannot keep the tensor cores busy even with
 nothing else on the SM, and its integer work (addresses, masks, index walks) is what to cut, as `tap_walk` did
 (bench/results/tap-walk/). A problem that is memory-bound is bound by issue too when the loop's issue time exceeds
-the time its loads take; the ratio does not show that, the instruction count does.
+the time its loads take; the ratio does not show that, the instruction count does. With --choice, each loop is also
+compiled as its twin with those template choices (generator/render.py CHOICES), in a last column: which winners a
+choice reaches, and by how much, before its device A/B.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from pathlib import Path
 from gconv.schemas import Algorithm, KernelConfig, Problem
 from gconv.tables import table
 
+from .choice_args import parse_choice
 from .profile import best_per_problem
 from .summarise_sweeps import DEVICE_SETUP, all_sweep_files, sweep_rows
 
@@ -71,23 +74,31 @@ def issue_estimate(config: KernelConfig, ops: dict[str, int]) -> dict[str, float
             "issue_cycles": issue, "mma_cycles": mma, "ratio": issue / mma}
 
 
-def loop_ops(winner: Winner) -> dict[str, int]:
-    """The winner's loop opcodes, compiled for its median problem (a worker process: Triton compiles there)."""
+def loop_ops(winner: Winner, choices: dict[str, str] | None = None) -> dict[str, int]:
+    """The winner's loop opcodes (rendered with choices: a twin), compiled for its median problem (a worker process:
+    Triton compiles there)."""
     from .mma_loop import mma_loop
 
-    return mma_loop(winner.kernel, Problem.from_key(winner.problem), {})
+    return mma_loop(winner.kernel, Problem.from_key(winner.problem), choices or {})
 
 
-def audit_table(found: list[Winner], ops: list[dict[str, int]]) -> str:
+def audit_table(found: list[Winner], ops: list[dict[str, int]], twin_ops: list[dict[str, int]] | None = None,
+                choice: str = "") -> str:
+    """The audit, one row a winner; with twin_ops, a last column of the twins' instructions a step (choice names
+    them)."""
     body = []
-    for winner, counts in zip(found, ops):
+    for index, (winner, counts) in enumerate(zip(found, ops)):
         estimate = issue_estimate(KernelConfig.from_name(winner.kernel), counts)
         common = ", ".join(f"{op} {count}" for op, count in Counter(counts).most_common(4))
         body.append([winner.wins, winner.kernel, f"{winner.roofline_pct:.1f}%", estimate["instructions"],
                      estimate["mma_instructions"], f"{estimate['issue_cycles']:.0f}", f"{estimate['mma_cycles']:.0f}",
                      f"{estimate['ratio']:.2f}", common])
-    return table(["wins", "kernel", "% roofline", "instr/step", "MMA instr", "issue cyc", "MMA cyc", "issue/MMA",
-                  "most issued"], body)
+        if twin_ops is not None:
+            twin = sum(twin_ops[index].values())
+            body[-1].append("same" if twin_ops[index] == counts else twin)
+    header = ["wins", "kernel", "% roofline", "instr/step", "MMA instr", "issue cyc", "MMA cyc", "issue/MMA",
+              "most issued"]
+    return table(header + ([f"instr/step with {choice}"] if twin_ops is not None else []), body)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,7 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all-sweeps", action="store_true", help="every file of bench/device_setup.sh's ALL_SWEEPS")
     parser.add_argument("--top", type=int, default=20, help="how many winning kernels (default 20)")
     parser.add_argument("--workers", type=int, default=2, help="compiling processes (default 2)")
+    parser.add_argument("--choice", action="append", default=[], metavar="NAME=VALUE",
+                        help="also compile each loop as its twin with this template choice")
     args = parser.parse_args(argv)
+    choices = {key: value for text in args.choice for key, value in parse_choice(text).items()}
     if args.all_sweeps == bool(args.files):
         parser.error("give sweep CSVs or --all-sweeps, not both or neither")
     if args.top < 1:
@@ -109,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"compiling the loops of {len(found)} kernels for sm_90 ...", file=sys.stderr)
     with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         ops = list(pool.map(loop_ops, found))
-    print(audit_table(found, ops))
+        twin_ops = list(pool.map(loop_ops, found, [choices] * len(found))) if choices else None
+    print(audit_table(found, ops, twin_ops, " ".join(args.choice)))
     return 0
 
 

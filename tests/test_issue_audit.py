@@ -2,7 +2,7 @@
 issue work of their loops beside the MMAs."""
 import pytest
 
-from gconv.bench.issue_audit import MMA_FLOP_PER_CYCLE, Winner, issue_estimate, main, winners
+from gconv.bench.issue_audit import MMA_FLOP_PER_CYCLE, Winner, audit_table, issue_estimate, main, winners
 from gconv.schemas import KernelConfig
 
 BIG = "fwd_bf16_igemm_m128n128k64_w8_s3_ms_g8_v8_mg1"
@@ -48,3 +48,19 @@ def test_cli_refuses_bad_arguments(argv, message, capsys):
     with pytest.raises(SystemExit):
         main(argv)
     assert capsys.readouterr().err.strip().endswith(message)
+
+
+def test_the_twin_column_says_same_where_a_choice_changes_nothing():
+    found = [Winner(BIG, 3, 50.0, "p1"), Winner(SMALL, 2, 40.0, "p2")]
+    ops = [{"HGMMA": 4, "IMAD": 96}, {"HGMMA": 2, "IMAD": 50}]
+    text = audit_table(found, ops, [{"HGMMA": 4, "IMAD": 96}, {"HGMMA": 2, "IMAD": 30}], "group_rows=compare")
+    header, _, first, second = text.splitlines()
+    assert header.split()[-2:] == ["with", "group_rows=compare"]
+    assert first.split()[-1] == "same" and second.split()[-1] == "32"
+    assert "with" not in audit_table(found, ops).splitlines()[0]
+
+
+def test_cli_refuses_an_unknown_choice():
+    with pytest.raises(SystemExit) as error:
+        main(["--all-sweeps", "--choice", "group_rows=sideways"])
+    assert str(error.value).startswith("--choice wants choice=value with a template choice (tap_loop: ")
