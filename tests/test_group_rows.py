@@ -2,15 +2,13 @@
 backward-data loops that find each step's channel (filter) groups, and the forward's channel within its group, by
 halving compares instead of dividing -- against float64 under the interpreter, where it applies, and what it removes
 from the sm_90 code."""
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
-
 import pytest
 
 from gconv.generator.render import Provenance, has_group_rows, render, template_choices
 from gconv.schemas import KernelConfig, Problem
 
 from interpreter_numerics import assert_rendered_matches_reference
+from sass_twins import mma_loop_twins
 
 PROVENANCE = Provenance(("rules/x.yaml",), "test", (), "test")
 CASES = [
@@ -60,13 +58,9 @@ def test_only_the_merged_tap_walks_take_the_choice(name, applies):
 
 def test_the_compared_groups_issue_fewer_instructions_a_step_on_sm_90():
     """bench/mma_loop.py on the merged 128 x 64 x 64 tap-major bwd_data tile (bench/results/issue-audit/), compiled
-    as the JIT compiles its median winning problem, in a spawned process (this session may interpret)."""
-    from gconv.bench.mma_loop import mma_loop
-
-    name = "bwd_data_bf16_igemm_m128n64k64_w4_s3_ms_g8_v8_mg2_tm"
-    problem = Problem.from_key("bwd_data_bf16_n32_g32_c24_k24_hi73_wi73_y5_x5_s2x2_p2x2_d1x1")
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        divide, compare = (pool.submit(mma_loop, name, problem, {"group_rows": rows}).result()
-                           for rows in ("divide", "compare"))
+    as the JIT compiles its median winning problem."""
+    divide, compare = mma_loop_twins("bwd_data_bf16_igemm_m128n64k64_w4_s3_ms_g8_v8_mg2_tm",
+                                     "bwd_data_bf16_n32_g32_c24_k24_hi73_wi73_y5_x5_s2x2_p2x2_d1x1", "group_rows",
+                                     ("divide", "compare"))
     assert divide["HGMMA"] == compare["HGMMA"] == 8 and divide["LDGSTS"] == compare["LDGSTS"] > 0
     assert sum(compare.values()) < 0.9 * sum(divide.values())

@@ -1,10 +1,8 @@
 """The `tap_walk` template choice (generator/render.py TAP_WALKS): tap-major and pixel-box forward and backward-data
 loops that carry each step's tap and first channel (filter) from step to step instead of dividing them out of the
 step index -- against float64 under the interpreter, where it applies, and what it removes from the sm_90 code."""
-import multiprocessing
 import subprocess
 import sys
-from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
@@ -12,6 +10,7 @@ from gconv.generator.render import Provenance, has_tap_walk, render, template_ch
 from gconv.schemas import KernelConfig, Problem
 
 from interpreter_numerics import assert_rendered_matches_reference
+from sass_twins import mma_loop_twins
 
 PROVENANCE = Provenance(("rules/x.yaml",), "test", (), "test")
 CASES = [
@@ -76,14 +75,10 @@ def test_only_the_tap_walks_take_the_choice(name, walks):
 
 def test_the_carried_walk_issues_fewer_instructions_a_step_on_sm_90():
     """bench/mma_loop.py on the 128 x 128 x 64 tap-major bwd_data tile, compiled as the JIT compiles an aligned
-    stride-1 problem, in a spawned process (this session may interpret): the divisions leave the loop, the MMAs stay."""
-    from gconv.bench.mma_loop import mma_loop
-
-    name = "bwd_data_bf16_igemm_m128n128k64_w8_s3_ms_g8_v8_mg1_tm"
-    problem = Problem.from_key("bwd_data_bf16_n8_g4_c256_k256_hi64_wi64_y3_x3_s1x1_p1x1_d1x1")
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        divide, carry = (pool.submit(mma_loop, name, problem, {"tap_walk": walk}).result()
-                         for walk in ("divide", "carry"))
+    stride-1 problem: the divisions leave the loop, the MMAs stay."""
+    divide, carry = mma_loop_twins("bwd_data_bf16_igemm_m128n128k64_w8_s3_ms_g8_v8_mg1_tm",
+                                   "bwd_data_bf16_n8_g4_c256_k256_hi64_wi64_y3_x3_s1x1_p1x1_d1x1", "tap_walk",
+                                   ("divide", "carry"))
     assert divide["HGMMA"] == carry["HGMMA"] == 4 and divide["LDGSTS"] == carry["LDGSTS"] > 0
     assert divide.get("MUFU", 0) > 0 and "MUFU" not in carry  # the reciprocal of each integer division
     assert sum(carry.values()) < 0.8 * sum(divide.values())
