@@ -4,8 +4,9 @@
         FILE.csv [FILE.csv ...]
 
 --where is the safe expression grammar of `gconv rules list --filter`, over a row's problem columns (direction,
-dtype, N, G, C, K, Hi, Wi, Y, X, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, shape_class), its status and time_ms
-(0 for a row without a time), and its kernel's axes (KernelConfig fields; the cuDNN rows have algorithm 'vendor'),
+dtype, N, G, C, K, Hi, Wi, Y, X, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, shape_class), its status, time_ms
+(0 for a row without a time) and detail ('' where the file has none; e.g. detail == '' leaves out the rows a focus
+sweep's scatter --note marked), and its kernel's axes (KernelConfig fields; the cuDNN rows have algorithm 'vendor'),
 e.g. --where "time_ms >= 500 and algorithm != 'vendor'" for rows a mistimed run recorded. Each file is rewritten in
 place through a temporary file (nothing half-written); the count dropped per file is printed. Resumed with the same
 --out, `gconv bench sweep` then measures exactly the dropped (problem, kernel) pairs again.
@@ -29,10 +30,10 @@ VENDOR_AXES = {name: False if field.annotation is bool else 0 for name, field in
 
 
 def row_fields(row: dict[str, str]) -> dict[str, object]:
-    """What --where reads of a row: its problem columns, status, time and its kernel's axes."""
+    """What --where reads of a row: its problem columns, status, time, detail and its kernel's axes."""
     fields = {name: int(row[name]) for name in PROBLEM_INTS}
     fields.update(direction=row["direction"], dtype=row["dtype"], shape_class=row["shape_class"], status=row["status"],
-                  time_ms=float(row["time_ms"]) if row["time_ms"] else 0.0)
+                  time_ms=float(row["time_ms"]) if row["time_ms"] else 0.0, detail=row.get("detail") or "")
     kernel = row["kernel"]
     axes = VENDOR_AXES if kernel.startswith("cudnn") else KernelConfig.from_name(kernel).axes()
     return {**{k: v for k, v in axes.items() if k not in ("direction", "dtype")}, **fields}

@@ -50,3 +50,12 @@ def test_a_flag_reads_false_on_the_cudnn_rows(tmp_path):
     assert drop_rows(path, "tap_major or explicit_gemm") == (4, 0)  # a condition, not a number, on cuDNN's row too
     assert drop_rows(path, "not tap_major and algorithm == 'vendor'") == (3, 1)
     assert path.read_bytes() == (HEADER + "".join(ROWS[:2] + ROWS[3:])).encode()
+
+
+def test_rows_go_by_their_detail_too(tmp_path):
+    path = tmp_path / "rows.csv"
+    marked = ROWS[0].replace("\r\n", ",measured on NVIDIA H200\r\n")
+    plain = ROWS[1].replace("\r\n", ",\r\n")
+    path.write_bytes((HEADER.replace("\r\n", ",detail\r\n") + marked + plain).encode())
+    assert drop_rows(path, "detail == '' and algorithm != 'vendor'") == (1, 1)
+    assert path.read_bytes() == (HEADER.replace("\r\n", ",detail\r\n") + marked).encode()
