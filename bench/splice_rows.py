@@ -16,11 +16,12 @@ import sys
 from pathlib import Path
 
 from gconv.bench.drop_rows import row_matches
-from gconv.bench.rows import read_rows, rewrite_rows
+from gconv.bench.rows import ProfileRow, read_rows, rewrite_rows
 from gconv.errors import ExpressionError
 from gconv.schemas.expressions import parse
 
-MEASURED_FIELDS = ("status", "time_ms", "tflops", "gbs", "roofline_pct", "detail")
+# What a measurement of a (problem, kernel) pair holds: the ProfileRow fields but those naming the pair.
+MEASURED_FIELDS = tuple(field for field in ProfileRow.model_fields if field not in ("problem", "kernel"))
 
 
 def splice_rows(base: list[dict], source: list[dict], where: str) -> tuple[list[dict], int]:
