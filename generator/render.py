@@ -149,9 +149,15 @@ TAP_WALKS = ("divide", "carry")
 # 128 x 64 tiles (bench/results/issue-audit/: bwd_data mg2 394 a step divided, 341 compared; fwd mg8 pixel boxes
 # 305, 230).
 GROUP_ROWS = ("divide", "compare")
+# How an implicit-GEMM loop tests that a gathered pixel coordinate v lies in [0, size), for its padding mask:
+# "signed" compares twice, (v >= 0) & (v < size); "unsigned" compares once, v's bits read as uint32 against size (a
+# negative v reads as 2^31 or more, above any size). Per element of a gathered tile, two compares and an AND become
+# one: sm_90 loop 207 -> 195 instructions a step for the most-won forward tile (128 x 128 x 64), 270 -> 243 for the
+# one-warpgroup 128 x 64 x 64, 355 -> 307 for the narrow merged v1 bwd_data tile (bench/results/issue-audit/).
+BOUNDS = ("signed", "unsigned")
 CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES,
            "channel_reduce": CHANNEL_REDUCES, "filter_programs": FILTER_PROGRAMS, "atomics": ATOMICS,
-           "tap_walk": TAP_WALKS, "group_rows": GROUP_ROWS}
+           "tap_walk": TAP_WALKS, "group_rows": GROUP_ROWS, "bounds": BOUNDS}
 # The channels (and filters) a group the split reduction takes apart and joins: tl.split and tl.join halve and double.
 SPLIT_COUNTS = (1, 2, 4)
 TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
@@ -198,6 +204,19 @@ def has_group_rows(config: KernelConfig) -> bool:
     """Whether config's loop finds its step's channel (filter) groups (GROUP_ROWS): a merged tap-major or pixel-box
     implicit-GEMM forward or backward-data."""
     return has_tap_walk(config) and config.groups_to_merge > 1
+
+
+def has_bounds(config: KernelConfig, walk: str) -> bool:
+    """Whether config's loop masks gathered pixel coordinates against both ends of the image (BOUNDS), its k_walk
+    being walk: the implicit-GEMM forward (tap-major rows, flat tiles) and backward-weight, and the backward-data that
+    finds its dY pixels incrementally (the divided walk tests the numerator's sign and the quotient's size apart); not
+    the explicit GEMM nor pixel boxes, whose loads read through descriptors or a box's own masks."""
+    template = template_name(config)
+    if template not in ("igemm_fwd.py.j2", "igemm_bwd_data.py.j2", "igemm_bwd_weight.py.j2"):
+        return False
+    if config.explicit_gemm or config.tile_w:
+        return False
+    return template != "igemm_bwd_data.py.j2" or walk == "incremental"
 
 
 def has_k_walk(config: KernelConfig) -> bool:
@@ -324,7 +343,7 @@ def template_choices(config: KernelConfig) -> dict[str, str]:
     config. bench/ab_variant.py renders twins with another choice to measure one before it becomes the rule here."""
     return {"tap_loop": tap_loop(config), "k_walk": k_walk(config), "loop_stages": loop_stages(config),
             "channel_reduce": channel_reduce(config), "filter_programs": "apart", "atomics": "relaxed",
-            "tap_walk": "carry", "group_rows": "divide"}
+            "tap_walk": "carry", "group_rows": "divide", "bounds": "signed"}
 
 
 def checked_choices(config: KernelConfig, overrides: dict[str, str] | None) -> dict[str, str]:
@@ -359,6 +378,8 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         decided["tap_walk"] = "divide"
     if not has_group_rows(config):
         decided["group_rows"] = "divide"
+    if not has_bounds(config, decided["k_walk"]):
+        decided["bounds"] = "signed"
     split_reduce = decided["channel_reduce"] == "split"
     adjacent = decided["filter_programs"] == "adjacent"
     single = decided["filter_programs"] == "single"
@@ -441,6 +462,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "single_program": single,
         "atomic_order": ', sem="relaxed"' if decided["atomics"] == "relaxed" else "",
         "tap_walk": decided["tap_walk"],
+        "bounds": decided["bounds"],
         "split_weights": split_weight_terms(config) if split_reduce else [],
         "filters_of_group": list(range(config.multiplier)),
         "channels_of_group": list(range(config.group_channels)),

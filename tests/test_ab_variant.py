@@ -32,7 +32,8 @@ def test_an_unknown_choice_is_refused_with_the_known_ones():
     assert str(error.value) == ("--choice wants choice=value with a template choice (tap_loop: unrolled, "
                                 "rolled-columns, rolled; k_walk: divide, incremental; loop_stages: 1, 2, 3, 4; "
                                 "channel_reduce: broadcast, split; filter_programs: apart, adjacent, single; atomics: "
-                                "acq_rel, relaxed; tap_walk: divide, carry; group_rows: divide, compare), got "
+                                "acq_rel, relaxed; tap_walk: divide, carry; group_rows: divide, compare; bounds: "
+                                "signed, unsigned), got "
                                 "'tap_loop=sideways'")
 
 

@@ -95,7 +95,8 @@ def test_mma_loop_refuses_bad_choices(choice):
     assert str(error.value) == ("--choice wants choice=value with a template choice (tap_loop: unrolled, "
                                 "rolled-columns, rolled; k_walk: divide, incremental; loop_stages: 1, 2, 3, 4; "
                                 "channel_reduce: broadcast, split; filter_programs: apart, adjacent, single; atomics: "
-                                f"acq_rel, relaxed; tap_walk: divide, carry; group_rows: divide, compare), got "
+                                "acq_rel, relaxed; tap_walk: divide, carry; group_rows: divide, compare; bounds: "
+                                f"signed, unsigned), got "
                                 f"{choice!r}")
 
 
