@@ -21,7 +21,7 @@ from pathlib import Path
 
 from gconv.bench.drop_rows import row_matches
 from gconv.bench.problems import write_problems
-from gconv.bench.rows import read_rows
+from gconv.bench.rows import fastest_ms, read_rows
 from gconv.errors import GconvError
 from gconv.paths import REPO_ROOT
 from gconv.schemas import Problem
@@ -41,15 +41,8 @@ def near_best_problems(rows: list[dict], where: str, within: float, min_ms: floa
     """problem key -> problem, for the problems whose fastest "ok" row where selects is within `within` of their
     fastest "ok" row, which takes at least min_ms."""
     expression = parse(where)
-    best: dict[str, float] = {}
-    best_selected: dict[str, float] = {}
-    for row in rows:
-        if row["status"] != "ok":
-            continue
-        key, ms = row["problem"], float(row["time_ms"])
-        best[key] = min(ms, best.get(key, ms))
-        if row_matches(expression, row):
-            best_selected[key] = min(ms, best_selected.get(key, ms))
+    best = fastest_ms(rows)
+    best_selected = fastest_ms(rows, lambda row: row_matches(expression, row))
     return {key: Problem.from_key(key) for key, ms in sorted(best_selected.items())
             if best[key] >= min_ms and ms <= within * best[key]}
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from gconv.bench.drop_rows import row_matches
 from gconv.bench.problems import read_problems, write_problems
 from gconv.bench.profile import plan_jobs
-from gconv.bench.rows import done_kernels, read_rows, rewrite_rows
+from gconv.bench.rows import done_kernels, fastest_ms, read_rows, rewrite_rows
 from gconv.bench.summarise_sweeps import DEVICE_SETUP, sweep_pairs
 from gconv.files import replacing
 from gconv.paths import REPO_ROOT
@@ -63,10 +63,7 @@ def near_best_rows(rows: list[dict], ratio: float) -> list[bool]:
     to judge it by). The ranker's label gains halve every tenth of log time (heuristics/train.yaml `ranking`), so the
     rows within ~2x of the best carry nearly all it learns: the ones to measure first when a kernel change leaves too
     many stale rows for one session."""
-    best: dict[str, float] = {}
-    for row in rows:
-        if row["status"] == "ok":
-            best[row["problem"]] = min(float(row["time_ms"]), best.get(row["problem"], float("inf")))
+    best = fastest_ms(rows)
     return [row["status"] != "ok" or float(row["time_ms"]) <= ratio * best[row["problem"]] for row in rows]
 
 

@@ -59,6 +59,16 @@ def read_rows(path: Path) -> list[dict]:
         return list(csv.DictReader(f))
 
 
+def fastest_ms(rows: list[dict], selected=None) -> dict[str, float]:
+    """Problem key -> the least time of its "ok" rows (those selected(row) is true of, if given)."""
+    fastest: dict[str, float] = {}
+    for row in rows:
+        if row["status"] == "ok" and (selected is None or selected(row)):
+            ms = float(row["time_ms"])
+            fastest[row["problem"]] = min(ms, fastest.get(row["problem"], ms))
+    return fastest
+
+
 def done_kernels(rows: list[dict], *, include_failed: bool = True) -> dict[str, set[str]]:
     """Problem key -> kernels that already have a row (crash/timeout rows count only if include_failed)."""
     done: dict[str, set[str]] = defaultdict(set)
