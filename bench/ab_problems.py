@@ -13,7 +13,6 @@ algorithm 'vendor'). The training sweeps are every data file of the shipped sm_9
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 from collections import defaultdict
@@ -23,17 +22,16 @@ from gconv.bench.drop_rows import row_matches
 from gconv.bench.problems import write_problems
 from gconv.bench.rows import fastest_ms, read_rows
 from gconv.errors import GconvError
+from gconv.heuristics.model import METADATA_FILE, MODELS_DIR, ModelMetadata
 from gconv.paths import REPO_ROOT
 from gconv.schemas import Problem
 from gconv.schemas.expressions import parse
 
-MODELS = REPO_ROOT / "heuristics" / "models" / "sm_90"
 
-
-def training_files(models: Path = MODELS) -> list[Path]:
+def training_files(models: Path = MODELS_DIR / "sm_90") -> list[Path]:
     """Every data file the shipped models trained on, each once, in name order."""
-    names = {name for metadata in models.glob("*/metadata.json")
-             for name in json.loads(metadata.read_text())["data_files"]}
+    names = {name for path in models.glob(f"*/{METADATA_FILE}")
+             for name in ModelMetadata.model_validate_json(path.read_text()).data_files}
     return [REPO_ROOT / name for name in sorted(names)]
 
 
