@@ -147,13 +147,18 @@ TAP_WALKS = ("divide", "carry")
 # (K) every step; "compare" finds group and channel within it by log2(GROUPS_TO_MERGE) halving compares, unrolled at
 # render time (no division, no remainder). The merged loops issue the most instructions a step of the winning
 # 128 x 64 tiles (bench/results/issue-audit/: bwd_data mg2 394 a step divided, 341 compared; fwd mg8 pixel boxes
-# 305, 230).
+# 305, 230). "compare" is the rule: as twins of `default`'s on 24 bf16 training problems (one H200,
+# bench/results/issue-audit/ "Third A/B"), best twin over best base 1.10x bwd_data (12 problems, worst 1.02x), 1.02x
+# fwd (12, worst 0.97x); no kernel slower on average.
 GROUP_ROWS = ("divide", "compare")
 # How an implicit-GEMM loop tests that a gathered pixel coordinate v lies in [0, size), for its padding mask:
 # "signed" compares twice, (v >= 0) & (v < size); "unsigned" compares once, v's bits read as uint32 against size (a
 # negative v reads as 2^31 or more, above any size). Per element of a gathered tile, two compares and an AND become
 # one: sm_90 loop 207 -> 195 instructions a step for the most-won forward tile (128 x 128 x 64), 270 -> 243 for the
 # one-warpgroup 128 x 64 x 64, 355 -> 307 for the narrow merged v1 bwd_data tile (bench/results/issue-audit/).
+# "unsigned" is the rule: as twins of `default`'s 128 x 32 / 64 / 128 and 64 x 128 tiles on 23 bf16 training problems
+# (one H200, bench/results/issue-audit/ "Second A/B"), best twin over best base 1.04x fwd (worst 0.97x, a 1x1 problem
+# with nothing to mask), 1.04x bwd_data (worst 1.01x), 1.03x bwd_weight (worst 1.00x).
 BOUNDS = ("signed", "unsigned")
 CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES,
            "channel_reduce": CHANNEL_REDUCES, "filter_programs": FILTER_PROGRAMS, "atomics": ATOMICS,
@@ -281,20 +286,25 @@ def split_weight_terms(config: KernelConfig) -> list[dict]:
 
 
 def k_walk(config: KernelConfig) -> str:
-    """The incremental walk, except in the forward and backward-data tiles of one unmerged group that read one element
-    at a time, which keep dividing. On 44 bf16 problems per direction (H100, bench/results/k-walk/) the best instance
-    ran 1.05x (fwd), 1.13x (bwd_data) and 1.25x (bwd_weight) faster in geomean with this rule; walking incrementally in
-    those tiles too made the best instance of some problems 0.75x as fast (small even C/G, 1x1 filters: the divided
+    """The incremental walk, except in the forward tiles of one unmerged group that read one element at a time, which
+    keep dividing. On 44 bf16 problems per direction (H100, bench/results/k-walk/) the best instance ran 1.05x (fwd),
+    1.13x (bwd_data) and 1.25x (bwd_weight) faster in geomean with the incremental walk; walking incrementally in those
+    forward tiles made the best instance of some problems 0.75x as fast (small even C/G, 1x1 filters: the divided
     channel index keeps the contiguity the compiler vectorises, a loop-carried one does not).
+
+    The backward-data tiles of one unmerged group that read one element at a time walk incrementally too (session 53,
+    one H200, bench/results/k-walk/ "The one-element bwd_data tiles"): at stride 2 their divided walk issued 1,928
+    instructions a step against 826 (sm_90). As twins on 39 bf16 training problems where those tiles run near the best,
+    their best twin ran 1.20x faster than their best base (stride 2: 1.33-1.83x; worst 0.76x, a 1x1 C/G = 4 problem of
+    8 us); over every kernel of each problem, 1.09x (worst 0.97x). The forward ones on 24 such problems: 1.00x
+    over every kernel (worst 0.95x), so they keep dividing.
 
     The tap-major backward-data tiles walk incrementally at every depth and stride: a row's dY pixel is its residue
     class pixel plus the tap's exact offset, so no row divides by the stride. As twins of `default`'s tap-major bf16
     bwd_data kernels (H100, bench/results/exact-offsets/), one exact-offset loop ran the best instance 1.163x faster in
     geomean than the kernels it replaced (strided C/G > 16, worst problem 1.06x; C/G <= 16 1.256x, stride 1 0.98-1.00x,
     the 64-deep tiles 1.13-1.37x), and those had run 1.149x faster than dividing everywhere."""
-    if config.tap_major and config.direction is Direction.bwd_data:
-        return "incremental"
-    if config.direction is not Direction.bwd_weight and config.vector_width == 1 and config.groups_to_merge == 1:
+    if config.direction is Direction.fwd and config.vector_width == 1 and config.groups_to_merge == 1:
         return "divide"
     return "incremental"
 
@@ -343,7 +353,7 @@ def template_choices(config: KernelConfig) -> dict[str, str]:
     config. bench/ab_variant.py renders twins with another choice to measure one before it becomes the rule here."""
     return {"tap_loop": tap_loop(config), "k_walk": k_walk(config), "loop_stages": loop_stages(config),
             "channel_reduce": channel_reduce(config), "filter_programs": "apart", "atomics": "relaxed",
-            "tap_walk": "carry", "group_rows": "divide", "bounds": "signed"}
+            "tap_walk": "carry", "group_rows": "compare", "bounds": "unsigned"}
 
 
 def checked_choices(config: KernelConfig, overrides: dict[str, str] | None) -> dict[str, str]:

@@ -45,16 +45,24 @@ def test_the_unsigned_bounds_match_float64_reference(name, fields, tmp_path):
     ("bwd_data_bf16_igemm_m128n128k64_w8_s3_ms_g8_v8_mg1_tm", True),
     ("bwd_data_bf16_igemm_m128n32k32_w4_s3_ms_g1_v1_mg8", True),
     ("bwd_weight_bf16_igemm_m128n128k64_w8_s4_tma_g8_v8_mg1_sk1", True),
-    ("bwd_data_bf16_igemm_m128n16k32_w4_s3_ms_g1_v1_mg1", False),  # divides by the stride: sign and size apart
+    ("bwd_data_bf16_igemm_m128n16k32_w4_s3_ms_g1_v1_mg1", True),  # walks incrementally since session 53
     ("fwd_bf16_igemm_m64n32k32_w4_s3_tma_g8_v1_mg2_px8x8", False),  # pixel boxes
     ("bwd_weight_bf16_igemm_m64n64k64_w4_s4_tma_g8_v8_mg2_px8x8_sk1", False),
     ("fwd_bf16_direct_p64c32_w4_v1", False),
 ])
 def test_only_the_masked_gathers_take_the_choice(name, applies):
     config = KernelConfig.from_name(name)
-    assert has_bounds(config, k_walk(config)) is applies and template_choices(config)["bounds"] == "signed"
-    twin = render(config, PROVENANCE, {"bounds": "unsigned"})
-    assert (twin != render(config, PROVENANCE)) is applies and (UNSIGNED in twin) is applies
+    assert has_bounds(config, k_walk(config)) is applies and template_choices(config)["bounds"] == "unsigned"
+    rule = render(config, PROVENANCE)
+    assert (render(config, PROVENANCE, {"bounds": "signed"}) != rule) is applies and (UNSIGNED in rule) is applies
+
+
+def test_a_divided_bwd_data_walk_keeps_the_signed_bounds():
+    """The divided walk tests the numerator's sign and the quotient's size apart: no coordinate to compare once."""
+    config = KernelConfig.from_name("bwd_data_bf16_igemm_m128n16k32_w4_s3_ms_g1_v1_mg1")
+    assert not has_bounds(config, "divide")
+    divided = render(config, PROVENANCE, {"k_walk": "divide"})
+    assert UNSIGNED not in divided and divided == render(config, PROVENANCE, {"k_walk": "divide", "bounds": "signed"})
 
 
 def test_the_unsigned_bounds_issue_fewer_instructions_a_step_on_sm_90():

@@ -52,8 +52,8 @@ def test_the_compared_groups_match_float64_reference(name, fields, tmp_path):
 ])
 def test_only_the_merged_tap_walks_take_the_choice(name, applies):
     config = KernelConfig.from_name(name)
-    assert has_group_rows(config) is applies and template_choices(config)["group_rows"] == "divide"
-    assert (render(config, PROVENANCE, {"group_rows": "compare"}) != render(config, PROVENANCE)) is applies
+    assert has_group_rows(config) is applies and template_choices(config)["group_rows"] == "compare"
+    assert (render(config, PROVENANCE, {"group_rows": "divide"}) != render(config, PROVENANCE)) is applies
 
 
 def test_the_compared_groups_issue_fewer_instructions_a_step_on_sm_90():

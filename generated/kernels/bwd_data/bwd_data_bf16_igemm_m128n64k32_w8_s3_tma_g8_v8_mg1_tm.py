@@ -126,7 +126,7 @@ def _conv_tile(
         # A: dY at the output pixel this tap maps each row to: the class pixel moved by the tap's exact offset.
         ho = qh + (dh0 - ty * dh_step)
         wo = qw + (dw0 - tx * dw_step)
-        row_mask = mask_m & (ho >= 0) & (wo >= 0) & (ho < Ho) & (wo < Wo)
+        row_mask = mask_m & (ho.to(tl.uint32, bitcast=True) < Ho) & (wo.to(tl.uint32, bitcast=True) < Wo)
         a_mask = row_mask[:, None] & mask_k[None, :]
         a_offs = (dy_pixel + ho * syh + wo * syw)[:, None] + ((g0 * K + filt) * syk)[None, :]
         a_offs = tl.max_contiguous(tl.multiple_of(a_offs, [1, VEC]), [1, VEC])

@@ -127,14 +127,18 @@ def _conv_tile(
         # A: dY at the output pixel this tap maps each row to: the class pixel moved by the tap's exact offset.
         ho = qh + (dh0 - ty * dh_step)
         wo = qw + (dw0 - tx * dw_step)
-        row_mask = mask_m & (ho >= 0) & (wo >= 0) & (ho < Ho) & (wo < Wo)
+        row_mask = mask_m & (ho.to(tl.uint32, bitcast=True) < Ho) & (wo.to(tl.uint32, bitcast=True) < Wo)
         a_mask = row_mask[:, None] & mask_k[None, :]
         a_mask = a_mask & (g0 * K + filt < G * K)[None, :]
         a_offs = (dy_pixel + ho * syh + wo * syw)[:, None] + ((g0 * K + filt) * syk)[None, :]
         a_offs = tl.max_contiguous(tl.multiple_of(a_offs, [1, VEC]), [1, VEC])
         a = tl.load(dy_ptr + a_offs, mask=a_mask, other=0.0)
-        # B: block-diagonal weights; row group (filt // K) must equal column group.
-        b_mask = mask_k[:, None] & mask_n[None, :] & ((filt // K)[:, None] == column_group[None, :])
+        # B: block-diagonal weights; the row's group (halving compares, group_rows "compare": no division) must
+        # equal the column's.
+        rest = filt
+        passed = (rest >= K).to(tl.int32)
+        row_group = passed
+        b_mask = mask_k[:, None] & mask_n[None, :] & (row_group[:, None] == column_group[None, :])
         b_offs = ((g0 * K + filt) * swk + fy * swy + fx * swx)[:, None] + ((offs_n % C) * swc)[None, :]
         b_offs = tl.max_contiguous(tl.multiple_of(b_offs, [1, VEC]), [1, VEC])
         b = tl.load(w_ptr + b_offs, mask=b_mask, other=0.0)

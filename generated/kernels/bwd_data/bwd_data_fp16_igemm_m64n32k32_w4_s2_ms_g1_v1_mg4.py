@@ -122,7 +122,8 @@ def _conv_tile(
         # A: dY at the output pixel each tap maps to: the class pixel moved by the tap's exact offset.
         ho = qh[:, None] + (dh0 - ty * dh_step)[None, :]
         wo = qw[:, None] + (dw0 - tx * dw_step)[None, :]
-        a_mask = mask_m[:, None] & mask_k[None, :] & (ho >= 0) & (wo >= 0) & (ho < Ho) & (wo < Wo)
+        a_mask = mask_m[:, None] & mask_k[None, :] & \
+            (ho.to(tl.uint32, bitcast=True) < Ho) & (wo.to(tl.uint32, bitcast=True) < Wo)
         a_mask = a_mask & (g0 * K + filt < G * K)[None, :]
         a_offs = dy_pixel[:, None] + ho * syh + wo * syw + ((g0 * K + filt) * syk)[None, :]
         a = tl.load(dy_ptr + a_offs, mask=a_mask, other=0.0)

@@ -92,19 +92,34 @@ def _conv_tile(
     fx_divisor = tl.maximum(fx_count, 1)
     gemm_k = fy_count * fx_count * group_filters
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    # Each lane's (filt, ty, tx) -- tap (fy0 + ty * fy_step, fx0 + tx * fx_step) -- is advanced by BLOCK_K =
+    # step_taps * group_filters + step_filters per step by compare-and-subtract; a row's class pixel (qh, qw) plus a
+    # lane's tap offset is its dY pixel, so no element is divided.
+    offs_k = tl.arange(0, BLOCK_K)
+    filt = offs_k % group_filters
+    ty = offs_k // group_filters // fx_divisor
+    tx = offs_k // group_filters - ty * fx_divisor
+    step_taps = BLOCK_K // group_filters
+    step_filters = BLOCK_K - step_taps * group_filters
+    step_ty = step_taps // fx_divisor
+    step_tx = step_taps - step_ty * fx_divisor
+    qh = (offs_q // Wq) % Hq
+    qw = offs_q % Wq
+    # The class's taps lie fy_step * dil_h rows apart, a multiple of stride_h: tap ty's dY row offset is
+    # dh0 - ty * dh_step (likewise columns), so no lane divides by the stride.
+    dh0 = (residue // stride_w + pad_h - fy0 * dil_h) // stride_h
+    dh_step = fy_step * dil_h // stride_h
+    dw0 = (residue % stride_w + pad_w - fx0 * dil_w) // stride_w
+    dw_step = fx_step * dil_w // stride_w
     for k0 in range(0, gemm_k, BLOCK_K):
-        offs_k = k0 + tl.arange(0, BLOCK_K)
-        mask_k = offs_k < gemm_k
-        filt = offs_k % group_filters
-        tap = offs_k // group_filters
-        fy = fy0 + (tap // fx_divisor) * fy_step
-        fx = fx0 + (tap % fx_divisor) * fx_step
-        # A: dY at the output pixel each tap maps to (the division is exact for the class's taps).
-        th = hi[:, None] + pad_h - (fy * dil_h)[None, :]
-        tw = wi[:, None] + pad_w - (fx * dil_w)[None, :]
-        ho = th // stride_h
-        wo = tw // stride_w
-        a_mask = mask_m[:, None] & mask_k[None, :] & (th >= 0) & (tw >= 0) & (ho < Ho) & (wo < Wo)
+        mask_k = ty < fy_count  # the lane's reduction index k0 + lane < gemm_k
+        fy = fy0 + ty * fy_step
+        fx = fx0 + tx * fx_step
+        # A: dY at the output pixel each tap maps to: the class pixel moved by the tap's exact offset.
+        ho = qh[:, None] + (dh0 - ty * dh_step)[None, :]
+        wo = qw[:, None] + (dw0 - tx * dw_step)[None, :]
+        a_mask = mask_m[:, None] & mask_k[None, :] & \
+            (ho.to(tl.uint32, bitcast=True) < Ho) & (wo.to(tl.uint32, bitcast=True) < Wo)
         a_offs = dy_pixel[:, None] + ho * syh + wo * syw + ((g0 * K + filt) * syk)[None, :]
         a = tl.load(dy_ptr + a_offs, mask=a_mask, other=0.0)
         # B: weights of group g0, w[g0*K + k, j, fy, fx].
@@ -112,6 +127,14 @@ def _conv_tile(
         b_offs = ((g0 * K + filt) * swk + fy * swy + fx * swx)[:, None] + (offs_n * swc)[None, :]
         b = tl.load(w_ptr + b_offs, mask=b_mask, other=0.0)
         acc = tl.dot(a, b, acc, input_precision="tf32")
+        filt += step_filters
+        carry = filt >= group_filters
+        filt = tl.where(carry, filt - group_filters, filt)
+        tx += step_tx + carry.to(tl.int32)
+        ty += step_ty
+        carry = tx >= fx_divisor  # tx < 2 * fx_divisor here: one subtraction wraps it
+        tx = tl.where(carry, tx - fx_divisor, tx)
+        ty += carry.to(tl.int32)
 
     dx_offs = (n * sxn + hi * sxh + wi * sxw)[:, None] + ((g0 * C + offs_n) * sxc)[None, :]
     tl.store(dx_ptr + dx_offs, acc.to(dx_ptr.dtype.element_ty), mask=mask_m[:, None] & mask_n[None, :])

@@ -93,7 +93,8 @@ def _conv_tile(
         # B: the input patch of every (tap, channel) column; padding reads as zero.
         h = (ho * stride_h - pad_h)[:, None] + (fy * dil_h)[None, :]
         w = (wo * stride_w - pad_w)[:, None] + (fx * dil_w)[None, :]
-        b_mask = mask_k[:, None] & mask_n[None, :] & (h >= 0) & (h < Hi) & (w >= 0) & (w < Wi)
+        b_mask = mask_k[:, None] & mask_n[None, :] & \
+            (h.to(tl.uint32, bitcast=True) < Hi) & (w.to(tl.uint32, bitcast=True) < Wi)
         b_offs = (n * sxn)[:, None] + h * sxh + w * sxw + ((g0 * C + channel) * sxc)[None, :]
         b_offs = tl.max_contiguous(tl.multiple_of(b_offs, [1, VEC]), [1, VEC])
         b = tl.load(x_ptr + b_offs, mask=b_mask, other=0.0)

@@ -92,10 +92,14 @@ def _conv_tile(
         channel = c0 + tl.arange(0, BLOCK_K)
         a = x_desc.load([n, ho0 + fy * dil_h - pad_h, wo0 + fx * dil_w - pad_w, g0 * C + c0])
         a = tl.reshape(a, (BLOCK_M, BLOCK_K))
-        # B: block-diagonal weights of the tap; row group (channel // C) must equal column group.
-        b_mask = (channel < group_channels)[:, None] & mask_n[None, :] & \
-            ((channel // C)[:, None] == column_group[None, :])
-        b_offs = ((g0 * K + offs_n) * swk)[None, :] + ((channel % C) * swc + fy * swy + fx * swx)[:, None]
+        # B: block-diagonal weights of the tap; the row's group (halving compares, group_rows "compare": no division)
+        # must equal the column's.
+        group_channel = channel
+        passed = (group_channel >= C).to(tl.int32)
+        row_group = passed
+        group_channel -= passed * C
+        b_mask = (channel < group_channels)[:, None] & mask_n[None, :] & (row_group[:, None] == column_group[None, :])
+        b_offs = ((g0 * K + offs_n) * swk)[None, :] + (group_channel * swc + fy * swy + fx * swx)[:, None]
         b = tl.load(w_ptr + b_offs, mask=b_mask, other=0.0)
         c0 += BLOCK_K
         next_tap = c0 >= group_channels

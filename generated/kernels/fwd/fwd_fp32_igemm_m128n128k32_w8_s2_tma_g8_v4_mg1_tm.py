@@ -86,7 +86,7 @@ def _conv_tile(
         # A: the input pixels under this tap; padding reads as zero.
         h = h_base + fy * dil_h
         w = w_base + fx * dil_w
-        row_mask = mask_m & (h >= 0) & (h < Hi) & (w >= 0) & (w < Wi)
+        row_mask = mask_m & (h.to(tl.uint32, bitcast=True) < Hi) & (w.to(tl.uint32, bitcast=True) < Wi)
         a_mask = row_mask[:, None] & mask_k[None, :]
         a_offs = (x_pixel + h * sxh + w * sxw)[:, None] + ((g0 * C + channel) * sxc)[None, :]
         a_offs = tl.max_contiguous(tl.multiple_of(a_offs, [1, VEC]), [1, VEC])

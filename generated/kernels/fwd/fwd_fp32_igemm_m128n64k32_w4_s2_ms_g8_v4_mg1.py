@@ -86,7 +86,8 @@ def _conv_tile(
         # A: the input patch, gathered (im2col on the fly); padding reads as zero.
         h = h_base[:, None] + (fy * dil_h)[None, :]
         w = w_base[:, None] + (fx * dil_w)[None, :]
-        a_mask = mask_m[:, None] & mask_k[None, :] & (h >= 0) & (h < Hi) & (w >= 0) & (w < Wi)
+        a_mask = mask_m[:, None] & mask_k[None, :] & \
+            (h.to(tl.uint32, bitcast=True) < Hi) & (w.to(tl.uint32, bitcast=True) < Wi)
         a_offs = x_pixel[:, None] + h * sxh + w * sxw + ((g0 * C + channel) * sxc)[None, :]
         a_offs = tl.max_contiguous(tl.multiple_of(a_offs, [1, VEC]), [1, VEC])
         a = tl.load(x_ptr + a_offs, mask=a_mask, other=0.0)
