@@ -148,8 +148,8 @@ TAP_WALKS = ("divide", "carry")
 # render time (no division, no remainder). The merged loops issue the most instructions a step of the winning
 # 128 x 64 tiles (bench/results/issue-audit/: bwd_data mg2 394 a step divided, 341 compared; fwd mg8 pixel boxes
 # 305, 230). "compare" is the rule: as twins of `default`'s on 24 bf16 training problems (one H200,
-# bench/results/issue-audit/ "Third A/B"), best twin over best base 1.10x bwd_data (12 problems, worst 1.02x), 1.02x
-# fwd (12, worst 0.97x); no kernel slower on average.
+# bench/results/issue-audit/ "Third A/B and adoption"), best twin over best base 1.10x bwd_data (12 problems, worst
+# 1.02x), 1.02x fwd (12, worst 0.97x); no kernel slower on average.
 GROUP_ROWS = ("divide", "compare")
 # How an implicit-GEMM loop tests that a gathered pixel coordinate v lies in [0, size), for its padding mask:
 # "signed" compares twice, (v >= 0) & (v < size); "unsigned" compares once, v's bits read as uint32 against size (a
@@ -157,8 +157,8 @@ GROUP_ROWS = ("divide", "compare")
 # one: sm_90 loop 207 -> 195 instructions a step for the most-won forward tile (128 x 128 x 64), 270 -> 243 for the
 # one-warpgroup 128 x 64 x 64, 355 -> 307 for the narrow merged v1 bwd_data tile (bench/results/issue-audit/).
 # "unsigned" is the rule: as twins of `default`'s 128 x 32 / 64 / 128 and 64 x 128 tiles on 23 bf16 training problems
-# (one H200, bench/results/issue-audit/ "Second A/B"), best twin over best base 1.04x fwd (worst 0.97x, a 1x1 problem
-# with nothing to mask), 1.04x bwd_data (worst 1.01x), 1.03x bwd_weight (worst 1.00x).
+# (one H200, bench/results/issue-audit/ "Third A/B and adoption"), best twin over best base 1.04x fwd (worst 0.97x, a
+# 1x1 problem with nothing to mask), 1.04x bwd_data (worst 1.01x), 1.03x bwd_weight (worst 1.00x).
 BOUNDS = ("signed", "unsigned")
 CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES,
            "channel_reduce": CHANNEL_REDUCES, "filter_programs": FILTER_PROGRAMS, "atomics": ATOMICS,
