@@ -39,6 +39,15 @@ def test_the_unsigned_bounds_match_float64_reference(name, fields, tmp_path):
     assert source.count(UNSIGNED) == 2 and ">= 0) & (" not in source.split("def _conv_tile(")[1]
 
 
+@pytest.mark.parametrize("name, fields", CASES, ids=[n for n, _ in CASES])
+def test_the_signed_twins_match_float64_reference(name, fields, tmp_path):
+    """The A/B's other side, rendered by the same `inside` macro."""
+    config = KernelConfig.from_name(name)
+    problem = Problem(direction=config.direction, dtype=config.dtype, **fields)
+    source = assert_rendered_matches_reference(config, problem, tmp_path, seed=11, choices={"bounds": "signed"})
+    assert UNSIGNED not in source
+
+
 @pytest.mark.parametrize("name, applies", [
     ("fwd_bf16_igemm_m128n64k64_w4_s3_ms_g8_v8_mg1", True),
     ("fwd_bf16_igemm_m128n64k64_w4_s3_ms_g8_v8_mg1_tm", True),
