@@ -1,15 +1,17 @@
 """Row by row: how the times of the (problem, kernel) pairs two `gconv bench sweep` CSVs share compare, e.g. rows of
 unchanged kernels measured again another way (`--overlap-compile`) against the committed ones.
 
-    python bench/compare_rows.py BEFORE.csv AFTER.csv [--where EXPR] [--by FIELD]
-    python bench/compare_rows.py --rev REV FILE.csv [FILE.csv ...] [--where EXPR] [--by FIELD]
+    python bench/compare_rows.py BEFORE.csv AFTER.csv [--where EXPR] [--by FIELD] [--changed]
+    python bench/compare_rows.py --rev REV FILE.csv [FILE.csv ...] [--where EXPR] [--by FIELD] [--changed]
 
 --where selects rows as `bench/drop_rows.py` does (problem columns and the kernel's axes; cuDNN rows have algorithm
 'vendor'). Per direction (and value of --by, one of the fields --where reads, e.g. shape_class): pairs, and the
 geometric mean, P10, median and P90 of AFTER / BEFORE over the pairs both files time ("ok" rows). A measurement
 method that changes nothing leaves the geomean near 1 and the spread at the noise of measuring twice. With --rev,
 each FILE (a path in this repository) is AFTER and its committed version at git revision REV is BEFORE, the pairs
-of every file pooled: rows measured again after their kernels changed, against the rows they replaced.
+of every file pooled: rows measured again after their kernels changed, against the rows they replaced. --changed
+keeps only the pairs whose time differs (the rows a focus sweep measured again, not the rows it kept, which would
+each add an exact 1).
 """
 from __future__ import annotations
 
@@ -31,9 +33,10 @@ from drop_rows import row_fields, row_matches  # noqa: E402
 from git_files import file_at  # noqa: E402
 
 
-def ratios(before: Path, after: Path, where: str | None = None, by: str | None = None) -> dict[str, list[float]]:
+def ratios(before: Path, after: Path, where: str | None = None, by: str | None = None,
+           changed: bool = False) -> dict[str, list[float]]:
     """direction (with ' FIELD-value' for by) -> AFTER / BEFORE time of every (problem, kernel) both files time ("ok"
-    rows) that where selects."""
+    rows) that where selects; with changed, only those whose time differs."""
     for path in (before, after):
         if not path.is_file():
             raise OSError(f"{path}: no such file")
@@ -42,7 +45,7 @@ def ratios(before: Path, after: Path, where: str | None = None, by: str | None =
     out = defaultdict(list)
     for row in read_rows(after):
         key = (row["problem"], row["kernel"])
-        if row["status"] != "ok" or key not in old:
+        if row["status"] != "ok" or key not in old or (changed and float(row["time_ms"]) == old[key]):
             continue
         if expression is not None and not row_matches(expression, row):
             continue
@@ -57,7 +60,7 @@ def ratios(before: Path, after: Path, where: str | None = None, by: str | None =
 
 
 def committed_ratios(revision: str, files: list[Path], where: str | None = None,
-                     by: str | None = None) -> dict[str, list[float]]:
+                     by: str | None = None, changed: bool = False) -> dict[str, list[float]]:
     """ratios of each file against its version at a git revision, pooled over the files."""
     pooled = defaultdict(list)
     for path in files:
@@ -67,7 +70,7 @@ def committed_ratios(revision: str, files: list[Path], where: str | None = None,
         with tempfile.TemporaryDirectory() as scratch:
             before = Path(scratch) / path.name
             before.write_bytes(committed)
-            for group, values in ratios(before, path, where, by).items():
+            for group, values in ratios(before, path, where, by, changed).items():
                 pooled[group] += values
     return dict(sorted(pooled.items()))
 
@@ -83,14 +86,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rev", help="compare each file with its committed version at this git revision")
     parser.add_argument("--where", help="only these rows (an expression, as bench/drop_rows.py)")
     parser.add_argument("--by", help="also group by this row field (e.g. shape_class, stride_h)")
+    parser.add_argument("--changed", action="store_true", help="only the pairs whose time differs (rows measured again)")
     args = parser.parse_args(argv)
     if args.rev is None and len(args.files) != 2:
         parser.error("give BEFORE.csv AFTER.csv, or --rev REV and the files")
     try:
         if args.rev is None:
-            groups = ratios(*args.files, args.where, args.by)
+            groups = ratios(*args.files, args.where, args.by, args.changed)
         else:
-            groups = committed_ratios(args.rev, args.files, args.where, args.by)
+            groups = committed_ratios(args.rev, args.files, args.where, args.by, args.changed)
     except (OSError, ValueError, GconvError) as error:
         print(f"compare_rows: {error}", file=sys.stderr)
         return 2

@@ -71,6 +71,9 @@ def test_rev_pools_each_file_against_its_committed_version(tmp_path, capsys):
     assert committed_ratios("HEAD", [first, second]) == {"bwd_data": [1.0], "fwd": [0.5, 0.25]}
     assert main(["--rev", "HEAD", str(first), str(second), "--where", "direction == 'fwd'"]) == 0
     assert capsys.readouterr().out.splitlines()[2].split() == ["fwd", "2", "0.354", "0.250", "0.500", "0.500"]
+    assert committed_ratios("HEAD", [first, second], changed=True) == {"fwd": [0.5, 0.25]}  # the kept row goes
+    assert main(["--rev", "HEAD", str(first), str(second), "--changed"]) == 0
+    assert [line.split()[:2] for line in capsys.readouterr().out.splitlines()[2:]] == [["fwd", "2"]]
     untracked = write(tmp_path / "c.csv", [])
     assert main(["--rev", "HEAD", str(untracked)]) == 2
     assert capsys.readouterr().err.startswith(f"compare_rows: {untracked}: not in git revision HEAD: ")
