@@ -4,7 +4,9 @@ import math
 
 import pytest
 
-from bench.ab_rule import kernel_speedups, main, read_pairs, rule_speedups
+from gconv.bench.rows import ROW_FIELDS
+
+from bench.ab_rule import committed_rows, every_kernel_speedups, kernel_speedups, main, read_pairs, rule_speedups
 
 HEADER = "problem,direction,shape_class,base,twin,base_ms,twin_ms,base_err,twin_err,cudnn_ms\n"
 NARROW = "fwd_bf16_igemm_m64n16k32_w2_s3_ms_g1_v1_mg1"
@@ -111,3 +113,41 @@ def test_pairs_with_a_wrong_output_are_left_out_and_named(tmp_path, capsys):
     assert out.startswith("left out 2 pairs whose output was wrong (error against cuDNN's above twice the dtype's "
                           f"bound), kernels: {NARROW}, {WIDE}\n")
     assert "1.111x" in out  # p1's best: 2.0 base -> 1.8 twin
+
+
+def write_sweep(path, rows):
+    """A sweep CSV (bench/rows.py ROW_FIELDS) of (problem, kernel, status, ms) rows of one fwd shape."""
+    shape = dict(direction="fwd", dtype="bf16", N="1", G="2", C="4", K="4", Hi="8", Wi="8", Y="3", X="3",
+                 stride_h="1", stride_w="1", pad_h="1", pad_w="1", dil_h="1", dil_w="1", shape_class="C/G<=16",
+                 tflops="1", gbs="1", roofline_pct="1", detail="")
+    lines = [",".join(ROW_FIELDS)] + [",".join(str(dict(shape, problem=p, kernel=k, status=s, time_ms=ms)[f])
+                                               for f in ROW_FIELDS) for p, k, s, ms in rows]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+OTHER = "fwd_bf16_direct_p64c32_w4_v1"
+
+
+def test_over_every_kernel_the_gain_counts_only_where_the_bases_were_the_best(tmp_path, capsys):
+    ab = write(tmp_path / "ab.csv", ROWS + [("p5", WIDE, 1.0, 0.5)])
+    sweep = write_sweep(tmp_path / "sweep.csv", [
+        # p1: the rule gains 1x in the A/B; the vendor path (1.0) beats the bases (2.0) anyway
+        ("p1", NARROW, "ok", 2.0), ("p1", WIDE, "ok", 4.0), ("p1", "cudnn-heuristic", "ok", 1.0),
+        # p2: the rule loses 1.5x in the A/B (bases 1.2 -> 1.8); another kernel (1.5) caps the loss at 1.2 / 1.5
+        ("p2", NARROW, "ok", 1.2), ("p2", WIDE, "ok", 3.0), ("p2", OTHER, "ok", 1.5),
+        ("p2", "cudnn-exhaustive", "ok", 0.1),  # not a candidate: left aside
+        ("p2", "cudnn-heuristic", "error", ""),
+        # p5 has no row of its base: left out
+        ("p5", OTHER, "ok", 1.0)])
+    speedups, left_out = every_kernel_speedups(read_pairs([ab]), committed_rows([sweep]))
+    assert speedups[("fwd", "C/G<=16")] == pytest.approx([1.0, 1.2 / 1.5]) and left_out == ["p5"]
+    assert main([str(ab), "--sweeps", str(sweep)]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("over every kernel of the sweeps (min(O, B) / min(O, B / r) per problem):\n"
+                        "  direction  class     geomean  worst  problems\n"
+                        "  fwd        C/G<=16    0.894x  0.80x  2\n"
+                        "  fwd        all        0.894x  0.80x  2\n"
+                        "  1 problems left out, no committed row of their base kernels: p5\n")
+    assert main([str(ab), "--sweeps", str(tmp_path / "nowhere.csv")]) == 2
+    assert capsys.readouterr().err == f"ab_rule: {tmp_path / 'nowhere.csv'}: no such file\n"
