@@ -1,6 +1,7 @@
 """bench/ab_rule.py: the gain of a rule drawn from an A/B, on a hand-made table with a known answer."""
 import gzip
 import math
+import subprocess
 
 import pytest
 
@@ -151,3 +152,14 @@ def test_over_every_kernel_the_gain_counts_only_where_the_bases_were_the_best(tm
                         "  1 problems left out, no committed row of their base kernels: p5\n")
     assert main([str(ab), "--sweeps", str(tmp_path / "nowhere.csv")]) == 2
     assert capsys.readouterr().err == f"ab_rule: {tmp_path / 'nowhere.csv'}: no such file\n"
+
+
+def test_sweeps_rev_reads_the_rows_a_revision_held(tmp_path):
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    sweep = write_sweep(tmp_path / "sweep.csv", [("p1", NARROW, "ok", 2.0)])
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "rows"], check=True)
+    write_sweep(sweep, [("p1", NARROW, "ok", 0.5)])
+    assert [row["time_ms"] for row in committed_rows([sweep], "HEAD")] == ["2.0"]
+    assert [row["time_ms"] for row in committed_rows([sweep])] == ["0.5"]
