@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -44,7 +43,7 @@ from gconv.runtime.registry import load_arch_spec
 from gconv.schemas import KernelConfig
 from gconv.schemas.expressions import parse
 
-from bench.git_files import file_at
+from bench.git_files import rows_at
 from bench.rows import CUDNN_MODES, read_rows
 from bench.summary import geomean
 from generator.derived import constraint_environment
@@ -144,18 +143,20 @@ def rule_speedups(rows: list[dict], keep_base: str | None = None, add_twins: str
                   arch: str = "sm_90") -> dict[tuple[str, str], list[float]]:
     """Per (direction, shape class, and 'all'): each problem's best time with every base kernel vs under the rule
     (rule_time), as best base / best under the rule."""
-    bests = problem_bests(rows, rule_time(keep_base, add_twins, arch))
+    return best_speedups(problem_bests(rows, rule_time(keep_base, add_twins, arch)))
+
+
+def best_speedups(bests: dict[str, ProblemBest]) -> dict[tuple[str, str], list[float]]:
+    """rule_speedups of problem_bests."""
     return _by_class({problem: (b.direction, b.shape_class, b.base_ms / b.rule_ms) for problem, b in bests.items()})
 
 
-def every_kernel_speedups(rows: list[dict], committed: list[dict], keep_base: str | None = None,
-                          add_twins: str | None = None, arch: str = "sm_90"
+def every_kernel_speedups(bests: dict[str, ProblemBest], committed: list[dict]
                           ) -> tuple[dict[tuple[str, str], list[float]], list[str]]:
-    """rule_speedups over every candidate of the committed sweep rows: per problem min(O, B) / min(O, B / r), O the
+    """best_speedups over every candidate of the committed sweep rows: per problem min(O, B) / min(O, B / r), O the
     fastest committed "ok" row of the other candidates a selection may take there (the kernels the A/B did not time
     and the vendor path, cuDNN in its default mode), B the fastest of the A/B's base kernels and r its best base /
     best under the rule. Also the problems left out: without a committed base row."""
-    bests = problem_bests(rows, rule_time(keep_base, add_twins, arch))
     other, base = {}, {}
     for row in committed:
         best = bests.get(row["problem"])
@@ -190,10 +191,7 @@ def committed_rows(paths: list[Path], revision: str | None = None) -> list[dict]
                 raise OSError(f"{path}: no such file")
             rows += read_rows(path)
             continue
-        with tempfile.TemporaryDirectory() as scratch:
-            copy = Path(scratch) / path.name
-            copy.write_bytes(file_at(revision, path))
-            rows += read_rows(copy)
+        rows += rows_at(revision, path)
     return rows
 
 
@@ -220,9 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         wrong: list[dict] = []
         rows = read_pairs(args.files, wrong)
-        by_rule = rule_speedups(rows, args.keep_base, args.add_twins)
-        every = every_kernel_speedups(rows, committed_rows(args.sweeps, args.sweeps_rev), args.keep_base,
-                                      args.add_twins) if args.sweeps else None
+        bests = problem_bests(rows, rule_time(args.keep_base, args.add_twins))
+        by_rule = best_speedups(bests)
+        every = every_kernel_speedups(bests, committed_rows(args.sweeps, args.sweeps_rev)) if args.sweeps else None
     except (OSError, KeyError, ValueError, GconvError) as error:
         print(f"ab_rule: {error}", file=sys.stderr)
         return 2

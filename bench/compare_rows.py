@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from gconv.tables import table
 
 sys.path.insert(0, str(Path(__file__).parent))
 from drop_rows import row_fields, row_matches  # noqa: E402
-from git_files import file_at  # noqa: E402
+from git_files import rows_at  # noqa: E402
 
 
 def ratios(before: Path, after: Path, where: str | None = None, by: str | None = None,
@@ -40,10 +39,16 @@ def ratios(before: Path, after: Path, where: str | None = None, by: str | None =
     for path in (before, after):
         if not path.is_file():
             raise OSError(f"{path}: no such file")
+    return row_ratios(read_rows(before), read_rows(after), where, by, changed)
+
+
+def row_ratios(before: list[dict], after: list[dict], where: str | None = None, by: str | None = None,
+               changed: bool = False) -> dict[str, list[float]]:
+    """ratios of two files' rows."""
     expression = parse(where) if where else None
-    old = {(r["problem"], r["kernel"]): float(r["time_ms"]) for r in read_rows(before) if r["status"] == "ok"}
+    old = {(r["problem"], r["kernel"]): float(r["time_ms"]) for r in before if r["status"] == "ok"}
     out = defaultdict(list)
-    for row in read_rows(after):
+    for row in after:
         key = (row["problem"], row["kernel"])
         if row["status"] != "ok" or key not in old or (changed and float(row["time_ms"]) == old[key]):
             continue
@@ -66,12 +71,8 @@ def committed_ratios(revision: str, files: list[Path], where: str | None = None,
     for path in files:
         if not path.is_file():
             raise OSError(f"{path}: no such file")
-        committed = file_at(revision, path)
-        with tempfile.TemporaryDirectory() as scratch:
-            before = Path(scratch) / path.name
-            before.write_bytes(committed)
-            for group, values in ratios(before, path, where, by, changed).items():
-                pooled[group] += values
+        for group, values in row_ratios(rows_at(revision, path), read_rows(path), where, by, changed).items():
+            pooled[group] += values
     return dict(sorted(pooled.items()))
 
 

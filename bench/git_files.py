@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import subprocess
+import tempfile
 from pathlib import Path
 
 
@@ -12,3 +13,13 @@ def file_at(revision: str, path: Path) -> bytes:
     if shown.returncode != 0:
         raise OSError(f"{path}: not in git revision {revision}: {shown.stderr.decode().strip()}")
     return shown.stdout
+
+
+def rows_at(revision: str, path: Path) -> list[dict]:
+    """The rows of a sweep CSV (.csv or .csv.gz, bench/rows.py read_rows) as git revision held it."""
+    from gconv.bench.rows import read_rows
+
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / path.name
+        copy.write_bytes(file_at(revision, path))
+        return read_rows(copy)

@@ -7,7 +7,8 @@ import pytest
 
 from gconv.bench.rows import ROW_FIELDS
 
-from bench.ab_rule import committed_rows, every_kernel_speedups, kernel_speedups, main, read_pairs, rule_speedups
+from bench.ab_rule import (committed_rows, every_kernel_speedups, kernel_speedups, main, problem_bests, read_pairs,
+                           rule_speedups, rule_time)
 
 HEADER = "problem,direction,shape_class,base,twin,base_ms,twin_ms,base_err,twin_err,cudnn_ms\n"
 NARROW = "fwd_bf16_igemm_m64n16k32_w2_s3_ms_g1_v1_mg1"
@@ -141,7 +142,8 @@ def test_over_every_kernel_the_gain_counts_only_where_the_bases_were_the_best(tm
         ("p2", "cudnn-heuristic", "error", ""),
         # p5 has no row of its base: left out
         ("p5", OTHER, "ok", 1.0)])
-    speedups, left_out = every_kernel_speedups(read_pairs([ab]), committed_rows([sweep]))
+    speedups, left_out = every_kernel_speedups(problem_bests(read_pairs([ab]), rule_time()),
+                                                committed_rows([sweep]))
     assert speedups[("fwd", "C/G<=16")] == pytest.approx([1.0, 1.2 / 1.5]) and left_out == ["p5"]
     assert main([str(ab), "--sweeps", str(sweep)]) == 0
     out = capsys.readouterr().out
