@@ -1,7 +1,8 @@
 """Resume many committed sweeps as one small sweep: only the problems that lack a row of `default` (or have one to
 measure again) travel to the device.
 
-    python -m bench.focus_sweep gather --name NAME [--remeasure EXPR [--near-best RATIO]] [--sweeps RESULT:PROBLEMS ...]
+    python -m bench.focus_sweep gather --name NAME [--remeasure EXPR [--near-best RATIO] [--in-problems-with EXPR]]
+        [--sweeps RESULT:PROBLEMS ...]
     (on the device: RESUME="NAME:NAME" bash bench/device_verify_resume.sh FILTER DTYPES..., or any resume of
      bench/results/NAME.csv over bench/problems/NAME.csv)
     python -m bench.focus_sweep scatter --name NAME --measured DEVICE_COPY_OF_NAME.csv [--sweeps ...] [--note TEXT]
@@ -67,19 +68,29 @@ def near_best_rows(rows: list[dict], ratio: float) -> list[bool]:
     return [row["status"] != "ok" or float(row["time_ms"]) <= ratio * best[row["problem"]] for row in rows]
 
 
+def marked_problems(rows: list[dict], near: list[bool], expression) -> set[str]:
+    """The problems of rows that have an "ok" row near their best (near: near_best_rows) that expression selects."""
+    return {row["problem"] for row, close in zip(rows, near)
+            if close and row["status"] == "ok" and row_matches(expression, row)}
+
+
 def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BENCH, arch: str = "sm_90",
-           near_best: float | None = None) -> tuple[int, int, int]:
+           near_best: float | None = None, in_problems_with: str | None = None) -> tuple[int, int, int]:
     """Write BENCH/problems/NAME.csv, BENCH/results/NAME.csv and its ledger (above); (problems, rows kept, pairs to
     measure). With near_best, a row remeasure selects is measured again only within near_best of its problem's best
-    (near_best_rows); the others stay as they are."""
+    (near_best_rows); the others stay as they are. With in_problems_with, only in the problems one of whose rows
+    near the best (every row without near_best) it selects: e.g. `detail != ''`, the rows a focus sweep measured on
+    another GPU, so that the rows that decide a problem's best all come from that GPU."""
     expression = parse(remeasure) if remeasure else None
+    marker = parse(in_problems_with) if in_problems_with else None
     problems, kept, seen_rows = {}, [], set()
     for pair in pairs:
         result, problem_file = sweep_files(pair, bench)
         existing, listed = read_rows(result), {p.key: p for p in read_problems(problem_file)}
         lacking = {job.problem.key for job in plan_jobs(list(listed.values()), "default", arch, done_kernels(existing))}
         near = near_best_rows(existing, near_best) if near_best is not None else [True] * len(existing)
-        redone = [expression is not None and row["problem"] in listed and close and row_matches(expression, row)
+        eligible = listed.keys() if marker is None else marked_problems(existing, near, marker) & listed.keys()
+        redone = [expression is not None and row["problem"] in eligible and close and row_matches(expression, row)
                   for row, close in zip(existing, near)]
         chosen = lacking | {row["problem"] for row, again in zip(existing, redone) if again}
         for key in [key for key in listed if key in chosen]:
@@ -132,16 +143,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--near-best", type=float, metavar="RATIO",
                         help="gather: of the rows --remeasure selects, only those within RATIO of their problem's "
                              "fastest row (e.g. 2.5)")
+    parser.add_argument("--in-problems-with", metavar="EXPR",
+                        help="gather: measure again only in the problems one of whose rows within --near-best (any "
+                             "row without it) EXPR selects, e.g. \"detail != ''\" (rows already measured on another GPU)")
     parser.add_argument("--measured", type=Path, help="scatter: the resumed copy of bench/results/NAME.csv")
     parser.add_argument("--note", default="", help="scatter: written into the detail column of each moved row "
                         "without one (e.g. 'measured on NVIDIA H200')")
     args = parser.parse_args(argv)
     if args.near_best is not None and (args.near_best < 1 or args.remeasure is None):
         parser.error("--near-best takes a ratio of at least 1 and goes with --remeasure")
+    if args.in_problems_with is not None and args.remeasure is None:
+        parser.error("--in-problems-with goes with --remeasure")
     pairs = args.sweeps or sweep_pairs(DEVICE_SETUP.read_text())
     if args.command == "gather":
         try:
-            problems, kept, owed = gather(pairs, args.name, args.remeasure, near_best=args.near_best)
+            problems, kept, owed = gather(pairs, args.name, args.remeasure, near_best=args.near_best,
+                                           in_problems_with=args.in_problems_with)
         except FileNotFoundError as error:
             parser.error(str(error))
         print(f"bench/problems/{args.name}.csv: {problems} problems; bench/results/{args.name}.csv: {kept} rows so "

@@ -105,6 +105,31 @@ def test_near_best_measures_again_only_the_rows_near_their_problems_best(tmp_pat
         assert message in capsys.readouterr().err
 
 
+def test_in_problems_with_measures_again_only_where_a_row_near_the_best_is_marked(tmp_path, capsys):
+    from gconv.bench.focus_sweep import main
+
+    (tmp_path / "problems").mkdir()
+    (tmp_path / "results").mkdir()
+    marked_near, marked_far, unmarked = fwd(32), fwd(48), fwd(64)  # none lacks a row
+    rows = {problem.key: old_rows(problem) for problem in (marked_near, marked_far, unmarked)}
+    for problem_rows in rows.values():  # rows 0 and 1 near the best (1.0 and 1.05), the rest at 2.0
+        problem_rows[0]["time_ms"], problem_rows[1]["time_ms"] = "1.0", "1.05"
+    rows[marked_near.key][1]["detail"] = "measured on NVIDIA H200 (x/README.md)"
+    rows[marked_far.key][2]["detail"] = "measured on NVIDIA H200 (x/README.md)"  # at 2.0: not near the best
+    write_problems(tmp_path / "problems" / "a.csv", [marked_near, marked_far, unmarked])
+    append_rows(tmp_path / "results" / "a.csv", [row for problem_rows in rows.values() for row in problem_rows])
+
+    assert gather(["a:a"], "mixed", "detail == ''", bench=tmp_path, near_best=1.1,
+                  in_problems_with="detail != ''") == (1, len(rows[marked_near.key]) - 1, 1)
+    assert [p.key for p in read_problems(tmp_path / "problems" / "mixed.csv")] == [marked_near.key]
+    again = {r["kernel"] for r in rows[marked_near.key]} - {r["kernel"] for r in read_rows(tmp_path / "results" /
+                                                                                              "mixed.csv")}
+    assert again == {rows[marked_near.key][0]["kernel"]}
+    with pytest.raises(SystemExit):
+        main(["gather", "--name", "x", "--sweeps", "a:a", "--in-problems-with", "detail != ''"])
+    assert "--in-problems-with goes with --remeasure" in capsys.readouterr().err
+
+
 def test_a_sweep_whose_results_are_missing_is_refused_before_anything_is_written(tmp_path):
     (tmp_path / "problems").mkdir()
     (tmp_path / "results").mkdir()
