@@ -1,14 +1,16 @@
 """Fit the working tree into the device tool's 64 MiB: the device calls run `default` only, so the kernel sources no
 `default` instance uses (`full` has ~4,900, `default` ~1,600) can leave the tree for the call and come back after.
 
-    python -m bench.device_tree stash /tmp/gconv-stash      # before the device call
-    python -m bench.device_tree restore /tmp/gconv-stash    # after it
+    python -m bench.device_tree stash /tmp/gconv-stash [--results-but NAME ...]   # before the device call
+    python -m bench.device_tree restore /tmp/gconv-stash                           # after it
 
 stash moves generated/kernels/**.py files that the rule set's registry does not name into the stash folder (which
 must be empty or absent), with the registries of the other sets that name any of them (unusable without their sources,
 and ~9 MiB of the tree), and writes its manifest last, then generated/STASHED (git ignores it), beside which `gconv
 generate` refuses to regenerate; restore moves every file of the manifest back and removes the stash and that marker.
-Nothing is deleted: a stash left behind is restored by the same command.
+Nothing is deleted: a stash left behind is restored by the same command. With --results-but, stash also moves every
+file under bench/results but bench/results/NAME.csv of each NAME (a focus sweep's resumed file, bench/focus_sweep.py):
+the committed sweeps (~40 MiB) and a focus sweep's ledger, which a call that only resumes focus sweeps never reads.
 """
 from __future__ import annotations
 
@@ -45,13 +47,28 @@ def broken_registries(root: Path, rule_sets: tuple[str, ...], stashed: list[str]
                   if registry.parent.name not in rule_sets and registry_sources(root, registry.parent.name) & gone)
 
 
-def stash(root: Path, stash_dir: Path, rule_sets: tuple[str, ...] = ("default",)) -> int:
-    """Move the sources no set of rule_sets uses, and the registries that name them, from root into stash_dir; how
-    many files moved."""
+def result_files(root: Path, kept_sweeps: tuple[str, ...]) -> list[str]:
+    """The files under root/bench/results (relative paths, sorted) but bench/results/NAME.csv of each kept sweep NAME,
+    each of which must exist (a misspelt name would leave the call nothing to resume)."""
+    results = root / "bench" / "results"
+    kept = {f"bench/results/{name}.csv" for name in kept_sweeps}
+    for path in sorted(kept):
+        if not (root / path).is_file():
+            raise ValueError(f"{path} does not exist: --results-but names the focus sweeps a call resumes "
+                             "(python -m bench.focus_sweep gather first)")
+    return sorted(p.relative_to(root).as_posix() for p in results.rglob("*") if p.is_file()
+                  and p.relative_to(root).as_posix() not in kept)
+
+
+def stash(root: Path, stash_dir: Path, rule_sets: tuple[str, ...] = ("default",),
+          results_but: tuple[str, ...] | None = None) -> int:
+    """Move the sources no set of rule_sets uses, and the registries that name them, from root into stash_dir, and
+    with results_but every result file but those sweeps' (result_files); how many files moved."""
     if stash_dir.exists() and any(stash_dir.iterdir()):
         raise ValueError(f"{stash_dir} is not empty: restore it first (python -m bench.device_tree restore {stash_dir})")
     sources = unlisted_sources(root, rule_sets)
-    paths = sources + broken_registries(root, rule_sets, sources)
+    results = result_files(root, results_but) if results_but is not None else []
+    paths = sources + broken_registries(root, rule_sets, sources) + results
     for path in paths:
         target = stash_dir / path
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -84,11 +101,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("stash_dir", type=Path)
     parser.add_argument("--rule-set", nargs="+", default=["default"],
                         help="the sets the device calls run (stash keeps their sources)")
+    parser.add_argument("--results-but", nargs="+", metavar="NAME",
+                        help="stash: also move every file under bench/results but bench/results/NAME.csv of each NAME "
+                             "(the focus sweeps the call resumes)")
     args = parser.parse_args(argv)
+    if args.results_but and args.action != "stash":
+        parser.error("--results-but goes with stash")
     try:
         if args.action == "stash":
-            print(f"moved {stash(REPO_ROOT, args.stash_dir, tuple(args.rule_set))} files (kernel sources and the "
-                  f"registries naming them) to {args.stash_dir}")
+            results_but = tuple(args.results_but) if args.results_but else None
+            moved = stash(REPO_ROOT, args.stash_dir, tuple(args.rule_set), results_but)
+            what = "kernel sources, the registries naming them" + (" and result files" if results_but else "")
+            print(f"moved {moved} files ({what}) to {args.stash_dir}")
         else:
             print(f"moved {restore(REPO_ROOT, args.stash_dir)} files back from {args.stash_dir}")
     except ValueError as error:

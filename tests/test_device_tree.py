@@ -51,6 +51,34 @@ def test_stash_keeps_the_registries_of_every_kept_set(tmp_path):
                                 "generated/tests/registry.json", "generated/tiny/registry.json"]
 
 
+def test_results_but_moves_every_result_file_but_the_resumed_focus_sweeps_and_brings_them_back(tmp_path):
+    root, stash_dir = tmp_path / "repo", tmp_path / "stash"
+    fake_tree(root)
+    results = root / "bench" / "results"
+    for path in ("train.csv", "fp16/heldout.csv", "bounds.csv", "bounds.kept", "kwgr.csv", "other.csv"):
+        (results / path).parent.mkdir(parents=True, exist_ok=True)
+        (results / path).write_text(f"{path}\n")
+    before = {path: (root / path).read_bytes() for path in tree_files(root)}
+    assert stash(root, stash_dir, results_but=("bounds", "kwgr")) == 3 + 4
+    assert [p for p in tree_files(root) if p.startswith("bench/")] == ["bench/results/bounds.csv",
+                                                                      "bench/results/kwgr.csv"]
+    assert restore(root, stash_dir) == 7
+    assert {path: (root / path).read_bytes() for path in tree_files(root)} == before
+
+
+def test_results_but_a_sweep_that_is_not_there_is_refused_before_anything_moves(tmp_path):
+    root, stash_dir = tmp_path / "repo", tmp_path / "stash"
+    fake_tree(root)
+    (root / "bench" / "results").mkdir(parents=True)
+    (root / "bench" / "results" / "train.csv").write_text("rows\n")
+    before = tree_files(root)
+    with pytest.raises(ValueError) as error:
+        stash(root, stash_dir, results_but=("bonds",))
+    assert str(error.value) == ("bench/results/bonds.csv does not exist: --results-but names the focus sweeps a call "
+                                "resumes (python -m bench.focus_sweep gather first)")
+    assert tree_files(root) == before and not stash_dir.exists()
+
+
 def test_restore_without_a_manifest_is_refused(tmp_path):
     with pytest.raises(ValueError) as error:
         restore(tmp_path, tmp_path / "nothing")
