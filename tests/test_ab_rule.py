@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from gconv.bench.rows import ROW_FIELDS
+from sweep_rows import write_sweep_rows
 
 from bench.ab_rule import (committed_rows, every_kernel_speedups, kernel_speedups, main, problem_bests, read_pairs,
                            rule_speedups, rule_time)
@@ -117,23 +117,12 @@ def test_pairs_with_a_wrong_output_are_left_out_and_named(tmp_path, capsys):
     assert "1.111x" in out  # p1's best: 2.0 base -> 1.8 twin
 
 
-def write_sweep(path, rows):
-    """A sweep CSV (bench/rows.py ROW_FIELDS) of (problem, kernel, status, ms) rows of one fwd shape."""
-    shape = dict(direction="fwd", dtype="bf16", N="1", G="2", C="4", K="4", Hi="8", Wi="8", Y="3", X="3",
-                 stride_h="1", stride_w="1", pad_h="1", pad_w="1", dil_h="1", dil_w="1", shape_class="C/G<=16",
-                 tflops="1", gbs="1", roofline_pct="1", detail="")
-    lines = [",".join(ROW_FIELDS)] + [",".join(str(dict(shape, problem=p, kernel=k, status=s, time_ms=ms)[f])
-                                               for f in ROW_FIELDS) for p, k, s, ms in rows]
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
 OTHER = "fwd_bf16_direct_p64c32_w4_v1"
 
 
 def test_over_every_kernel_the_gain_counts_only_where_the_bases_were_the_best(tmp_path, capsys):
     ab = write(tmp_path / "ab.csv", ROWS + [("p5", WIDE, 1.0, 0.5)])
-    sweep = write_sweep(tmp_path / "sweep.csv", [
+    sweep = write_sweep_rows(tmp_path / "sweep.csv", [
         # p1: the rule gains 1x in the A/B; the vendor path (1.0) beats the bases (2.0) anyway
         ("p1", NARROW, "ok", 2.0), ("p1", WIDE, "ok", 4.0), ("p1", "cudnn-heuristic", "ok", 1.0),
         # p2: the rule loses 1.5x in the A/B (bases 1.2 -> 1.8); another kernel (1.5) caps the loss at 1.2 / 1.5
@@ -159,9 +148,9 @@ def test_over_every_kernel_the_gain_counts_only_where_the_bases_were_the_best(tm
 def test_sweeps_rev_reads_the_rows_a_revision_held(tmp_path):
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    sweep = write_sweep(tmp_path / "sweep.csv", [("p1", NARROW, "ok", 2.0)])
+    sweep = write_sweep_rows(tmp_path / "sweep.csv", [("p1", NARROW, "ok", 2.0)])
     subprocess.run([*git, "add", "."], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "rows"], check=True)
-    write_sweep(sweep, [("p1", NARROW, "ok", 0.5)])
+    write_sweep_rows(sweep, [("p1", NARROW, "ok", 0.5)])
     assert [row["time_ms"] for row in committed_rows([sweep], "HEAD")] == ["2.0"]
     assert [row["time_ms"] for row in committed_rows([sweep])] == ["0.5"]

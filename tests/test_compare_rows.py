@@ -4,25 +4,18 @@ import subprocess
 
 import pytest
 
-from gconv.bench.rows import ROW_FIELDS
+from sweep_rows import write_sweep_rows
 
 from bench.compare_rows import committed_ratios, main, quantile, ratios
 
-SHAPE = dict(dtype="fp16", N="1", G="2", C="4", K="4", Hi="8", Wi="8", Y="3", X="3", stride_h="1", stride_w="1",
-             pad_h="1", pad_w="1", dil_h="1", dil_w="1", shape_class="C/G<=16", tflops="1", gbs="1", roofline_pct="1",
-             detail="")
 IGEMM = "{d}_fp16_igemm_m64n32k32_w4_s3_ms_g1_v1_mg1"
 DIRECT = "{d}_fp16_direct_p64c32_w4_v1"
 
 
 def write(path, rows):
-    lines = [",".join(ROW_FIELDS)]
-    for direction, problem, kernel, status, ms in rows:
-        row = dict(SHAPE, direction=direction, problem=problem, kernel=kernel.format(d=direction), status=status,
-                   time_ms=ms)
-        lines.append(",".join(str(row[f]) for f in ROW_FIELDS))
-    path.write_text("\r\n".join(lines) + "\r\n")
-    return path
+    """A sweep CSV of (direction, problem, kernel, status, ms) fp16 rows, each kernel formatted with its direction."""
+    return write_sweep_rows(path, [(d, p, k.format(d=d), s, ms) for d, p, k, s, ms in rows],
+                            ("direction", "problem", "kernel", "status", "time_ms"), dtype="fp16")
 
 
 def test_shared_ok_rows_compare_and_where_selects_by_kernel_axes(tmp_path):
