@@ -277,11 +277,13 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from gconv.bench.problems import read_problems
     from gconv.heuristics.dataset import group_by_target, read_measurements
     from gconv.heuristics.model import ModelError, load_model
-    from gconv.heuristics.validation import (evaluate, measured_ranker, model_ranker, plot_cdf, report_table,
-                                             rule_ranker, worst_picks_table)
+    from gconv.heuristics.validation import (evaluate, intervals_table, measured_ranker, model_ranker, plot_cdf,
+                                             report_table, rule_ranker, worst_picks_table)
 
     if args.worst < 0:
         raise GconvError(f"--worst takes a count of picks, at least 0, got {args.worst}")
+    if args.bootstrap < 0:
+        raise GconvError(f"--bootstrap takes a count of resamples, at least 0, got {args.bootstrap}")
     if ("measured" in args.selector) != bool(args.ranked_by):
         raise GconvError("--selector measured and --ranked-by FILE... go together")
     measurements = read_measurements([Path(f) for f in args.measurements])
@@ -316,6 +318,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     if not reports:
         raise GconvError("nothing to validate: no measured problems (or no usable model)")
     print(report_table(reports))
+    if args.bootstrap:
+        print(f"\n90% bootstrap intervals ({args.bootstrap} resamples of the problems, seed 0):")
+        print(intervals_table(reports, args.bootstrap))
     if args.worst:
         print(f"\nthe {args.worst} least efficient picks of each selector (oracle time / chosen time):")
         print(worst_picks_table(reports, args.worst))
@@ -454,6 +459,9 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--json", help="write the reports (with every problem's pick and oracle) to this JSON file")
     validate.add_argument("--worst", type=int, default=0, metavar="N",
                           help="also list each selector's N least efficient picks (problem, chosen, oracle)")
+    validate.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                          help="also print the mean's and P10's 90%% intervals over N resamples of the problems "
+                               "(e.g. 2000): how far another draw of as many problems could move them")
     validate.set_defaults(run=_cmd_validate)
 
     curve = commands.add_parser("learning-curve", help="held-out efficiency vs number of training problems")

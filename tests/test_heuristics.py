@@ -23,7 +23,8 @@ from gconv.heuristics.learning_curve import subset_sizes
 from gconv.heuristics.model import ModelError, SelectionModel, find_model, load_model, model_dir
 from gconv.heuristics.target import scale_ms
 from gconv.heuristics.train import ProblemTable, TrainConfig, row_weights, train
-from gconv.heuristics.validation import evaluate, measured_ranker, model_ranker, report_table, worst_picks_table
+from gconv.heuristics.validation import (bootstrap_intervals, evaluate, intervals_table, measured_ranker, model_ranker,
+                                         report_table, worst_picks_table)
 from gconv.paths import REPO_ROOT
 from gconv.runtime import selection
 from gconv.runtime.registry import load_arch_spec
@@ -416,6 +417,23 @@ def test_validation_maths_on_a_hand_made_table():
     assert worst[3].split()[2:4] == ["50.0%", table[0].problem.key]
 
 
+def test_bootstrap_intervals_match_the_binomial_answer():
+    """Nine picks at 100% and one at 50%: a resample of ten holds k ~ Binomial(10, 0.1) of the 50% pick, so its mean
+    is 1 - 0.05 k (k's 5th and 95th percentiles: 0 and 3) and its P10 (numpy's linear interpolation) 50% from k = 2
+    on (P(k >= 2) = 0.26), 100% at k = 0 (P = 0.35)."""
+    efficiencies = [1.0] * 9 + [0.5]
+    interval = bootstrap_intervals(efficiencies, 2000)
+    assert interval == {"mean": (pytest.approx(0.85), pytest.approx(1.0)), "p10": (0.5, 1.0)}
+    assert bootstrap_intervals(efficiencies, 2000) == interval  # seeded: the same on every run
+    assert bootstrap_intervals([0.8] * 5, 100) == {"mean": (pytest.approx(0.8), pytest.approx(0.8)),
+                                                   "p10": (pytest.approx(0.8), pytest.approx(0.8))}
+    report = evaluate([ProblemMeasurements(Problem(direction="fwd", dtype="fp16", N=n, G=1, C=8, K=8, Hi=8, Wi=8, Y=1,
+                                                   X=1), {"a": 1.0, "b": 1.0 if n < 10 else 2.0}) for n in range(1, 11)],
+                      lambda m: ["b", "a"], direction="fwd/fp16", selector="fixed")
+    assert intervals_table([report], 2000).splitlines()[2].split() == [
+        "fwd/fp16", "fixed", "10", "95.0%", "[85.0,", "100.0]", "95.0%", "[50.0,", "100.0]"]
+
+
 def test_measured_ranker_takes_the_order_another_measurement_timed():
     problem = Problem(direction="fwd", dtype="fp16", N=1, G=1, C=8, K=8, Hi=8, Wi=8, Y=1, X=1)
     here = ProblemMeasurements(problem, {"a": 1.0, "b": 2.0, "c": 4.0, "d": 3.0})
@@ -468,6 +486,21 @@ def test_cli_validate_lists_the_worst_picks_and_writes_every_pick(tmp_path, caps
 def test_cli_validate_refuses_a_negative_worst_count(capsys):
     assert main(["validate", "--measurements", str(HELD_OUT), "--worst", "-1"]) == 2
     assert capsys.readouterr().err == "error: --worst takes a count of picks, at least 0, got -1\n"
+    assert main(["validate", "--measurements", str(HELD_OUT), "--bootstrap", "-1"]) == 2
+    assert capsys.readouterr().err == "error: --bootstrap takes a count of resamples, at least 0, got -1\n"
+
+
+def test_cli_validate_bootstrap_prints_an_interval_around_each_mean_and_p10(capsys):
+    assert main(["validate", "--measurements", str(HELD_OUT), "--selector", "rule", "--bootstrap", "500"]) == 0
+    table_part, _, intervals = capsys.readouterr().out.partition(
+        "\n90% bootstrap intervals (500 resamples of the problems, seed 0):\n")
+    points = [row.split() for row in table_part.splitlines()[2:]]
+    rows = [row.split() for row in intervals.splitlines()[2:]]
+    assert [row[:3] for row in rows] == [row[:3] for row in points] and len(rows) == 3
+    for point, row in zip(points, rows):
+        assert (row[3], row[6]) == (point[3], point[5])  # the table's mean and P10
+        for at, low, high in ((row[3], row[4], row[5]), (row[6], row[7], row[8])):
+            assert float(low.strip("[,")) <= float(at.rstrip("%")) <= float(high.rstrip("]"))
 
 
 def test_bad_measurement_files_are_refused_clearly(tmp_path):
