@@ -44,7 +44,7 @@ from gconv.schemas import KernelConfig
 from gconv.schemas.expressions import parse
 
 from bench.git_files import rows_at
-from bench.rows import CUDNN_MODES, read_rows
+from bench.rows import CUDNN_MODES, existing_rows
 from bench.summary import geomean
 from generator.derived import constraint_environment
 
@@ -55,9 +55,7 @@ def read_pairs(paths: list[Path], wrong: list[dict] | None = None) -> list[dict]
     no candidate."""
     rows = []
     for path in paths:
-        if not path.is_file():
-            raise OSError(f"{path}: no such file")
-        for row in read_rows(path):
+        for row in existing_rows(path):
             if not (row["base_ms"] and row["twin_ms"] and float(row["base_ms"]) > 0 and float(row["twin_ms"]) > 0):
                 continue
             if wrong_kernels(row):
@@ -184,15 +182,7 @@ def _by_class(speedups: dict[str, tuple[str, str, float]]) -> dict[tuple[str, st
 
 def committed_rows(paths: list[Path], revision: str | None = None) -> list[dict]:
     """The rows of sweep CSVs, as they are or as git revision held them."""
-    rows = []
-    for path in paths:
-        if revision is None:
-            if not path.is_file():
-                raise OSError(f"{path}: no such file")
-            rows += read_rows(path)
-            continue
-        rows += rows_at(revision, path)
-    return rows
+    return [row for path in paths for row in (existing_rows(path) if revision is None else rows_at(revision, path))]
 
 
 def print_speedups(title: str, speedups: dict[tuple[str, str], list[float]]) -> None:

@@ -21,7 +21,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from gconv.bench.rows import read_rows
+from gconv.bench.rows import existing_rows
 from gconv.bench.summary import geomean
 from gconv.errors import GconvError
 from gconv.schemas.expressions import parse
@@ -36,10 +36,7 @@ def ratios(before: Path, after: Path, where: str | None = None, by: str | None =
            changed: bool = False) -> dict[str, list[float]]:
     """direction (with ' FIELD-value' for by) -> AFTER / BEFORE time of every (problem, kernel) both files time ("ok"
     rows) that where selects; with changed, only those whose time differs."""
-    for path in (before, after):
-        if not path.is_file():
-            raise OSError(f"{path}: no such file")
-    return row_ratios(read_rows(before), read_rows(after), where, by, changed)
+    return row_ratios(existing_rows(before), existing_rows(after), where, by, changed)
 
 
 def row_ratios(before: list[dict], after: list[dict], where: str | None = None, by: str | None = None,
@@ -69,9 +66,8 @@ def committed_ratios(revision: str, files: list[Path], where: str | None = None,
     """ratios of each file against its version at a git revision, pooled over the files."""
     pooled = defaultdict(list)
     for path in files:
-        if not path.is_file():
-            raise OSError(f"{path}: no such file")
-        for group, values in row_ratios(rows_at(revision, path), read_rows(path), where, by, changed).items():
+        after = existing_rows(path)  # before git is asked for its committed version
+        for group, values in row_ratios(rows_at(revision, path), after, where, by, changed).items():
             pooled[group] += values
     return dict(sorted(pooled.items()))
 

@@ -20,8 +20,7 @@ import numpy as np
 from gconv.bench.vendor_margin import held_out_scores
 from gconv.heuristics import train as T
 from gconv.heuristics.dataset import group_by_target, read_measurements
-from gconv.heuristics.model import METADATA_FILE, SIBLING_DTYPES, ModelMetadata, model_dir
-from gconv.paths import REPO_ROOT
+from gconv.heuristics.model import SIBLING_DTYPES, shipped_data_files
 from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
 from gconv.schemas import KernelConfig, Pipeline
 from gconv.tables import table
@@ -49,9 +48,7 @@ def losses_by_family(picks: list[tuple[str, str, float]]) -> dict[tuple[str, str
 
 def cv_picks(direction: str, dtype: str, fold_seeds: list[int]) -> list[tuple[str, str, str, float]]:
     """(problem key, oracle kernel, picked kernel, efficiency) of every held-out pick over the folds and seeds."""
-    metadata = ModelMetadata.model_validate_json((model_dir(direction, dtype, "sm_90") / METADATA_FILE).read_text())
-    files = [REPO_ROOT / name for name in metadata.data_files]
-    groups = group_by_target(read_measurements(files))
+    groups = group_by_target(read_measurements(shipped_data_files(direction, dtype)))
     config = T.TrainConfig.load()
     spec, target = load_arch_spec("sm_90"), config.for_direction(direction).target
     measured = sorted(groups[(direction, dtype)], key=lambda m: m.problem.key)

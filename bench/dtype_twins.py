@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
-from gconv.bench.rows import CUDNN_MODES, read_rows
+from gconv.bench.rows import CUDNN_MODES, existing_rows
 from gconv.heuristics.model import as_dtype
 from gconv.schemas import Problem
 from gconv.tables import table
@@ -33,10 +33,8 @@ COMMON_DTYPE = "fp16"  # both files' rows are named in it to find the pairs
 def timed_rows(path: Path, dtype: str) -> dict[Key, tuple[Key, float]]:
     """(problem, kernel) named in dtype (Problem.with_dtype, heuristics.model.as_dtype) -> the row's own (problem,
     kernel) and time, for the "ok" rows of the gconv instances (no vendor rows)."""
-    if not path.is_file():
-        raise OSError(f"{path}: no such file")
     out = {}
-    for row in read_rows(path):
+    for row in existing_rows(path):
         if row["status"] != "ok" or row["kernel"] in CUDNN_MODES:
             continue
         common = (Problem.from_key(row["problem"]).with_dtype(dtype).key, as_dtype(row["kernel"], dtype))

@@ -59,6 +59,13 @@ def read_rows(path: Path) -> list[dict]:
         return list(csv.DictReader(f))
 
 
+def existing_rows(path: Path) -> list[dict]:
+    """read_rows of a file that must exist: a report reading a misspelt path as an empty sweep would say nothing."""
+    if not path.is_file():
+        raise OSError(f"{path}: no such file")
+    return read_rows(path)
+
+
 def fastest_ms(rows: list[dict], selected=None) -> dict[str, float]:
     """Problem key -> the least time of its "ok" rows (those selected(row) is true of, if given)."""
     fastest: dict[str, float] = {}

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from gconv.bench.problems import shape_class
+from gconv.bench.summary import geomean
 from gconv.heuristics.dataset import ProblemMeasurements, group_by_target, read_measurements
-from gconv.heuristics.model import METADATA_FILE, ModelMetadata, model_dir
-from gconv.paths import REPO_ROOT
+from gconv.heuristics.model import shipped_data_files
 from gconv.runtime.registry import load_arch_spec
 from gconv.schemas import Problem
 from gconv.tables import table
@@ -64,10 +64,6 @@ def gaps(measured: list[ProblemMeasurements]) -> list[Gap]:
     return found
 
 
-def geomean(values: list[float]) -> float:
-    return math.exp(sum(map(math.log, values)) / len(values))
-
-
 def summary(found: list[Gap], sm_count: int, tile: tuple[int, int], deep: int) -> list[list[object]]:
     """A row per bucket (sorted): class, waves, depth, problems, cuDNN wins, geomean gconv / cuDNN over all and over
     the wins ('-' without any)."""
@@ -80,11 +76,6 @@ def summary(found: list[Gap], sm_count: int, tile: tuple[int, int], deep: int) -
         wins = [r for r in ratios if r > 1]
         rows.append([*key, len(ratios), len(wins), f"{geomean(ratios):.2f}", f"{geomean(wins):.2f}" if wins else "-"])
     return rows
-
-
-def training_files(direction: str, dtype: str) -> list[Path]:
-    metadata = ModelMetadata.model_validate_json((model_dir(direction, dtype, "sm_90") / METADATA_FILE).read_text())
-    return [REPO_ROOT / name for name in metadata.data_files]
 
 
 def parse_tile(text: str) -> tuple[int, int]:
@@ -105,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worst", type=int, default=0, help="also list the N problems cuDNN wins by most")
     args = parser.parse_args(argv)
     try:
-        measurements = read_measurements(args.measurements or training_files(args.direction, args.dtype))
+        measurements = read_measurements(args.measurements or shipped_data_files(args.direction, args.dtype))
     except (FileNotFoundError, ValueError) as error:
         parser.error(str(error))
     found = gaps(group_by_target(measurements).get((args.direction, args.dtype), []))

@@ -140,6 +140,13 @@ def model_dir(direction: str, dtype: str, arch: str, root: Path | None = None) -
     return (root or MODELS_DIR) / arch / f"{direction}_{dtype}"
 
 
+def shipped_data_files(direction: str, dtype: str, arch: str = "sm_90") -> list[Path]:
+    """The measurement files the shipped model of direction x dtype x arch was trained on (its metadata's data_files,
+    paths in this repository): the training problems, never a held-out one."""
+    metadata = ModelMetadata.model_validate_json((model_dir(direction, dtype, arch) / METADATA_FILE).read_text())
+    return [REPO_ROOT / name for name in metadata.data_files]
+
+
 SIBLING_DTYPES = {"fp16": "bf16", "bf16": "fp16"}
 """The half-precision type whose model stands in for a target that has none: on sm_80 and sm_90 fp16 and bf16 have
 the same tensor-core rate, element size and vector widths, hence the same kernels (names equal up to the dtype token)
