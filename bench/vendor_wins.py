@@ -1,7 +1,7 @@
 """Where cuDNN still beats every gconv kernel: a kernel gap, not a selection loss (bench/cv_losses.py has those).
 
     python -m bench.vendor_wins --direction fwd --dtype bf16 [--measurements FILE ...] [--worst 10]
-        [--tile 128x64] [--deep 1024]
+        [--tile 128x64] [--deep 1024] [--bucket "C/G>16" "under 1 wave" deep --problems-out FILE]
 
 Each problem with cuDNN rows and gconv rows goes to a bucket: its shape class, whether its output tiles fill a wave of
 sm_90's SMs (tiles = G x ceil(M / tile M) x ceil(N / tile N) of the per-group GEMM view, Problem.gemm), and whether its
@@ -10,6 +10,9 @@ gconv kernel on, the geometric mean of fastest gconv / best cuDNN over all its p
 A bucket where cuDNN wins often and by much wants a kernel gconv lacks (e.g. a split reduction where few tiles leave
 SMs idle). The measurements default to the shipped model's training files (heuristics/models/sm_90/DIRECTION_DTYPE/
 metadata.json data_files), never a held-out one.
+
+--problems-out writes the problems of one bucket (all of them, cuDNN's wins or not) as a problems CSV: an A/B's
+problems for the kernel the bucket lacks, drawn from training files only.
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
-from gconv.bench.problems import shape_class
+from gconv.bench.problems import shape_class, write_problems
 from gconv.bench.summary import geomean
 from gconv.heuristics.dataset import ProblemMeasurements, group_by_target, read_measurements
 from gconv.heuristics.model import shipped_data_files
@@ -94,7 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tile", type=parse_tile, default=(128, 64), help="the output tile, MxN (default 128x64)")
     parser.add_argument("--deep", type=int, default=1024, help="GEMM-K from which a reduction is deep (default 1024)")
     parser.add_argument("--worst", type=int, default=0, help="also list the N problems cuDNN wins by most")
+    parser.add_argument("--bucket", nargs=3, metavar=("CLASS", "WAVES", "REDUCTION"),
+                        help="with --problems-out: the bucket whose problems to write, as the table names it")
+    parser.add_argument("--problems-out", type=Path, help="write the --bucket's problems to this CSV")
     args = parser.parse_args(argv)
+    if (args.bucket is None) != (args.problems_out is None):
+        parser.error("--bucket and --problems-out go together")
     try:
         measurements = read_measurements(args.measurements or shipped_data_files(args.direction, args.dtype))
     except (FileNotFoundError, ValueError) as error:
@@ -113,6 +121,14 @@ def main(argv: list[str] | None = None) -> int:
         print(table(["problem", "tiles", "GEMM-K", "fastest gconv kernel", "gconv / cuDNN", "cuDNN ms"],
                     [[gap.problem.key, output_tiles(gap.problem, *args.tile), gap.problem.gemm.K, gap.kernel,
                       f"{gap.ratio:.2f}", f"{gap.cudnn_ms:.4f}"] for gap in worst]))
+    if args.problems_out:
+        wanted = tuple(args.bucket)
+        chosen = [gap.problem for gap in found if bucket(gap.problem, sm_count, args.tile, args.deep) == wanted]
+        if not chosen:
+            parser.error(f"no problem in the bucket {' / '.join(args.bucket)}")
+        write_problems(args.problems_out, chosen, f"python -m bench.vendor_wins --direction {args.direction} --dtype "
+                       f"{args.dtype} --bucket {' '.join(repr(b) for b in args.bucket)} (training files only)")
+        print(f"wrote {len(chosen)} problems to {args.problems_out}")
     return 0
 
 

@@ -127,8 +127,8 @@ CHANNEL_REDUCES = ("broadcast", "split")
 # each X row for all filter columns back to back (from L1), and keeps FILTER x FILTER accumulators. The grid keeps its
 # FILTER programs along axis 2, of which all but the first return at once (an A/B twin: same launcher).
 FILTER_PROGRAMS = ("apart", "adjacent", "single")
-# The memory order of the atomic adds with which a split bwd_weight kernel (split_k > 1 or StreamK, not two-stage) adds
-# its partial sums up: "acq_rel" is tl.atomic_add's default, and each one compiles to a GPU-wide fence, the atomic with
+# The memory order of the atomic adds with which a split kernel (bwd_weight with split_k > 1 or StreamK, not two-stage;
+# a split igemm fwd) adds its partial sums up: "acq_rel" is tl.atomic_add's default, and each one compiles to a GPU-wide fence, the atomic with
 # its result awaited and an L1 invalidation (MEMBAR.ALL.GPU, ATOMG, CCTL.IVALL in the SASS), one after another;
 # "relaxed" adds without fences (REDG: the program does not wait), the best split kernel 1.33x faster
 # (bench/results/relaxed-atomics/). Last arrival stays correct: its counter keeps acq_rel after a barrier of the
@@ -343,9 +343,9 @@ def pipelined_tap_loop(header: str, stages: int) -> str:
 
 
 def adds_atomically(config: KernelConfig) -> bool:
-    """Whether config's kernel adds partial sums with atomics: a split (or StreamK) bwd_weight kernel, not two-stage."""
-    return (config.direction is Direction.bwd_weight and not config.two_stage
-            and (config.split_k > 1 or config.pipeline is Pipeline.streamk))
+    """Whether config's kernel adds partial sums with atomics: a split (or StreamK) bwd_weight kernel, not two-stage,
+    and a split fwd one (last arrival)."""
+    return not config.two_stage and (config.split_k > 1 or config.pipeline is Pipeline.streamk)
 
 
 def template_choices(config: KernelConfig) -> dict[str, str]:
@@ -427,7 +427,8 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "merge": config.groups_to_merge > 1,
         "split_k": config.split_k,
         "split": config.split_k > 1,
-        "has_split_axis": config.direction is Direction.bwd_weight,
+        # bwd_weight kernels always take their split from the grid (SPLIT_K may be 1), fwd ones only when split
+        "has_split_axis": config.direction is Direction.bwd_weight or config.split_k > 1,
         "tma": config.pipeline is Pipeline.tma,
         "persistent": config.pipeline is Pipeline.persistent,
         "tap_major": config.tap_major,

@@ -114,6 +114,15 @@ def roofline_seconds(problem: Problem, arch: ArchSpec) -> float:
                problem_bytes(problem) / (arch.roofline_bandwidth_gbs * 1e9))
 
 
+def split_result_elements(problem: Problem) -> int:
+    """The result a split reduction adds its fp32 partial sums into: the weight gradient (bwd_weight), the output
+    (a split fwd kernel)."""
+    p = problem
+    if p.direction is Direction.fwd:
+        return p.N * p.Ho * p.Wo * p.G * p.K
+    return p.G * p.K * p.C * p.Y * p.X
+
+
 def padded_reduction(config: KernelConfig, problem: Problem) -> int:
     """Multiply-adds along GEMM-K that one output element of every row tile performs, summed over the row tiles
     (each padded to block_k): bwd_data walks, per stride-residue class, only the taps that reach it; a tap-major walk
@@ -127,7 +136,7 @@ def padded_reduction(config: KernelConfig, problem: Problem) -> int:
         if config.tap_major:  # the classes walk all Y*X taps between them
             return per_class * p.Y * p.X * cdiv(p.K, bk) * bk
         return per_class * sum(cdiv(p.K * taps, bk) * bk for taps in residue_taps(p))
-    if config.direction is Direction.bwd_weight:
+    if config.direction is Direction.bwd_weight or config.split_k > 1:  # each split's run padded to block_k
         return row_tiles(config, p) * cdiv(cdiv(p.gemm.K, config.split_k), bk) * bk * config.split_k
     if config.tap_major:
         return row_tiles(config, p) * p.Y * p.X * cdiv(p.C, bk) * bk
@@ -151,8 +160,8 @@ def estimate(config: KernelConfig, problem: Problem, arch: ArchSpec) -> Estimate
         work = 2 * col_tiles * grid[1] * config.block_m * config.block_n * padded_reduction(config, problem)
     compute_s = work / (peak_flops(config, arch) * utilisation)  # each program runs at its slot's share of the peak
     traffic = problem_bytes(problem)
-    if config.direction is Direction.bwd_weight and config.split_k > 1:
-        traffic += 2 * config.split_k * problem.G * problem.K * problem.C * problem.Y * problem.X * 4
+    if config.split_k > 1:
+        traffic += 2 * config.split_k * split_result_elements(problem) * 4
     memory_s = traffic / (arch.dram_bandwidth_gbs * 1e9 * memory_efficiency(config, arch))
     seconds = max(compute_s, memory_s)
     if config.pipeline in (Pipeline.persistent, Pipeline.streamk):  # StreamK: a prior, like persistent (not a fit)

@@ -86,7 +86,7 @@ def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,
             walked = [problem.K * taps for taps in residue_taps(problem)]
             waste_k = sum(cdiv(k, config.block_k) * config.block_k for k in walked) / sum(walked)
         else:
-            gemm_k = problem.gemm.K if config.direction is Direction.fwd else cdiv(problem.gemm.K, config.split_k)
+            gemm_k = cdiv(problem.gemm.K, config.split_k)  # fwd: its flat walk, split or not
             waste_k = cdiv(gemm_k, config.block_k) * config.block_k / gemm_k
         padded_work = 2.0 * col_tiles(config, problem) * grid[1] * config.block_m * config.block_n * \
             padded_reduction(config, problem)
@@ -194,7 +194,8 @@ class _KernelColumns(NamedTuple):
     filter_size: np.ndarray
     splits: np.ndarray  # split_k of every config
     split_k: np.ndarray | None  # None when no config splits GEMM-K
-    split_k_bytes: np.ndarray  # fp32 atomics traffic per weight element: 2 * split_k * 4 when split, else 0
+    split_k_bytes: np.ndarray  # fp32 atomics traffic per result element (weight; fwd: output): 2 * split_k * 4 when
+    # split, else 0
     slots: np.ndarray  # SMs x resident blocks per SM
     double_tile_volume: np.ndarray  # 2 * block_m * block_n * block_k
     peak_flops: np.ndarray  # analytic.estimate's achievable FLOP/s
@@ -370,7 +371,7 @@ def _extents(k: _KernelColumns, r: _RunColumns) -> np.ndarray:
         base = r.K, r.Y * r.X * r.C, r.gemm_k, r.G
     extents = np.array(base, dtype=np.float64).reshape(4, -1) * k.multipliers
     if k.split_k is not None:
-        np.ceil(extents[2] / k.split_k, out=extents[2])  # split_k > 1 only for bwd_weight
+        np.ceil(extents[2] / k.split_k, out=extents[2])  # split_k > 1 only for bwd_weight and fwd
     return extents
 
 
@@ -470,7 +471,8 @@ def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, origin
     np.divide(work, programs, out=work_per_program)
     growth[:] = (r.C * r.K) / (original.C * original.K)
     compute_s = np.divide(work, k.peak_flops * tail, out=log2_compute_s)  # utilisation is the tail utilisation
-    traffic = r.bytes if k.split_k is None else r.bytes + k.split_k_bytes * (r.G * r.K * r.C * r.Y * r.X)
+    results = r.N * r.Ho * r.Wo * r.G * r.K if k.direction is Direction.fwd else r.G * r.K * r.C * r.Y * r.X
+    traffic = r.bytes if k.split_k is None else r.bytes + k.split_k_bytes * results  # analytic.split_result_elements
     memory_s = np.divide(traffic, k.bandwidth, out=log2_memory_s)
     seconds = np.maximum(compute_s, memory_s, out=log2_seconds)
     if k.gain is not None:

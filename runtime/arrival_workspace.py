@@ -1,4 +1,5 @@
-"""The zeroed fp32 workspace and arrival counters of the last-arrival bwd_weight kernels, kept between launches.
+"""The zeroed fp32 workspace and arrival counters of the last-arrival kernels (bwd_weight, split igemm fwd), kept
+between launches.
 
 A last-arrival kernel's split programs add their partial sums into the workspace with atomics and count themselves in
 per output block; the last to arrive reads the block's sums back while zeroing them, stores them cast into the result

@@ -32,7 +32,8 @@ def compile_only() -> Iterator[None]:
 def launch(module: ModuleType, config: KernelConfig, problem: Problem, x_like: torch.Tensor,
            w_like: torch.Tensor, y_like: torch.Tensor, *, num_programs: int | None = None) -> None:
     """Run the kernel once. Tensors are torch-shaped (N,C,H,W / K,C,Y,X) in any strides with channel stride 1.
-    A last-arrival kernel gets its kept workspace and arrival counters (runtime/arrival_workspace.py) for w_like."""
+    A last-arrival kernel gets its kept workspace and arrival counters (runtime/arrival_workspace.py) for its result:
+    w_like (bwd_weight) or y_like (a split fwd kernel)."""
     p = problem
     args = [x_like, w_like, y_like, p.N, p.G, p.C, p.K, p.Hi, p.Wi, p.Ho, p.Wo, p.Y, p.X,
             p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dil_h, p.dil_w,
@@ -45,7 +46,8 @@ def launch(module: ModuleType, config: KernelConfig, problem: Problem, x_like: t
         args.append(programs)
         grid = (programs, 1, 1)
     if config.last_arrival:
-        args += arrival_workspace(w_like, arrival_blocks(config, problem))
+        result = y_like if problem.direction is Direction.fwd else w_like
+        args += arrival_workspace(result, arrival_blocks(config, problem))
     if config.pipeline is Pipeline.tma:
         _ensure_tma_allocator()
         if config.explicit_gemm:
@@ -91,7 +93,8 @@ def run(module: ModuleType, config: KernelConfig, problem: Problem, a: torch.Ten
         out: torch.Tensor, *, num_programs: int | None = None) -> torch.Tensor:
     """Compute problem into out with (a, b) in the CK runner order: fwd (x, w), bwd_data (dy, w), bwd_weight (x, dy).
 
-    out must be torch-shaped with channel stride 1. bwd_weight with split_k > 1 (and StreamK) accumulates into a
+    out must be torch-shaped with channel stride 1. A split fwd kernel reduces by last arrival into out itself (in
+    the kept workspace of runtime/arrival_workspace.py). bwd_weight with split_k > 1 (and StreamK) accumulates into a
     zeroed fp32 workspace with fp32 atomics and then casts into out (a last-arrival kernel does both itself, in a
     workspace the runtime keeps zeroed between launches); a two-stage kernel stores each split's partial
     sums in its own fp32 slice of a [split_k, K, Y, X, C] workspace (no zeroing, no atomics), and the slices' sum is

@@ -14,7 +14,8 @@ CONFIG_FIELDS: dict[str, str] = {
     "raster_group": "L2 rasterisation group (tile rows walked together)",
     "vector_width": "elements per contiguous vector load along the channel dimension",
     "groups_to_merge": "groups sharing one tile (block-diagonal)",
-    "split_k": "bwd_weight: programs splitting the N*Ho*Wo reduction",
+    "split_k": "bwd_weight: programs splitting the N*Ho*Wo reduction; igemm fwd (flat walk of one group, "
+               "last_arrival): programs splitting the Y*X*C reduction",
     "tile_w": "depthwise: pixels per row of the 2-D pixel tile (block_m / tile_w rows); igemm fwd / bwd_data tma: "
               "pixels per row of the tile's output / input box (block_m / tile_w rows, x / dy by tensor descriptor, "
               "stride 1); igemm "
@@ -32,10 +33,10 @@ CONFIG_FIELDS: dict[str, str] = {
                  "each tap to block_k (else one flat walk over taps x channels)",
     "two_stage": "igemm bwd_weight with split_k > 1: splits store partial tiles in fp32 workspace slices that one "
                  "pass sums (else fp32 atomics into one zeroed workspace)",
-    "last_arrival": "bwd_weight with split_k > 1, neither two-stage nor persistent: splits add into a zeroed fp32 "
-                    "workspace the runtime keeps and count their arrivals; the last split of each output block casts "
-                    "the sums into the result and zeroes the workspace again (else the runtime zeroes a workspace and "
-                    "casts it, two more kernels)",
+    "last_arrival": "split_k > 1 (bwd_weight, igemm fwd), neither two-stage nor persistent: splits add into a "
+                    "zeroed fp32 workspace the runtime keeps and count their arrivals; the last split of each output "
+                    "block casts the sums into the result and zeroes the workspace again (else the runtime zeroes a "
+                    "workspace and casts it, two more kernels)",
     "aligned_k": "igemm fwd of vector width > 1: reads K per group as a multiple of the vector width, so the output is "
                  "stored whole vectors at a time; runs only problems whose K is a multiple of it but not of 16 (with "
                  "K % 16 == 0 the compiler sees the alignment and the plain kernel stores whole vectors already)",

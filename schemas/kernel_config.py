@@ -15,7 +15,9 @@ _TOKEN_PIPELINES = {token: pipeline for pipeline, token in PIPELINE_TOKENS.items
 #   direct: {dir}_{dtype}_direct_p{pixels}c{channels}_w{warps}_v{vec}[_sk{split}]
 #   depthwise: {dir}_{dtype}_depthwise_t{tile_h}x{tile_w}c{channels}_f{filter}_m{multiplier}[_cpg{C}][_sr{S}]_w{warps}
 #              _v{vec}[_sk{split}]
-# The split-K token is present exactly for bwd_weight, the only direction with a split reduction; _tm marks a
+# The split-K token is present for every bwd_weight kernel (_sk1 unsplit) and for the split forward implicit GEMMs
+# (split_k > 1, reduced by last arrival: absent at 1, so that names measured before fwd splits existed still parse);
+# bwd_data never splits. _tm marks a
 # tap-major reduction (absent for the flat one, so that names measured before the axis existed still parse), _xg an
 # explicit GEMM (1x1, stride 1, no padding: pixels are GEMM rows as they lie); _cpg a depthwise-family kernel for more
 # than one input channel per group (absent for C/G = 1, the names measured before the axis existed); _sr{S} a
@@ -104,7 +106,7 @@ class KernelConfig(BaseModel):
             if not _is_power_of_two(getattr(self, field)):
                 raise ValueError(f"{field} must be a power of two, got {getattr(self, field)}")
         if self.split_k > 1 and self.direction is not Direction.bwd_weight:
-            raise ValueError(f"split_k > 1 is a bwd_weight axis, got split_k={self.split_k} for {self.direction.value}")
+            self._check_forward_split()
         fixed = {} if self.algorithm is Algorithm.igemm else {
             "block_k": 1, "num_stages": 1, "pipeline": Pipeline.multistage, "raster_group": 1, "groups_to_merge": 1}
         if self.tap_major and (self.algorithm is not Algorithm.igemm or self.direction is Direction.bwd_weight):
@@ -123,10 +125,10 @@ class KernelConfig(BaseModel):
                              "stores its partial tile in an fp32 workspace slice, one pass sums the slices)")
         if self.last_arrival and (self.split_k == 1 or self.two_stage
                                   or self.pipeline not in (Pipeline.multistage, Pipeline.tma)):
-            raise ValueError("last_arrival is an axis of the bwd_weight kernels with split_k > 1, neither two-stage nor "
-                             "persistent (splits add into a zeroed fp32 workspace the runtime keeps; the last split of "
-                             "each output block to finish casts the sums into the result and zeroes the workspace "
-                             "again)")
+            raise ValueError("last_arrival is an axis of the split kernels (split_k > 1: bwd_weight, and igemm fwd), "
+                             "neither two-stage nor persistent (splits add into a zeroed fp32 workspace the runtime "
+                             "keeps; the last split of each output block to finish casts the sums into the result and "
+                             "zeroes the workspace again)")
         if self.aligned_k and (self.algorithm is not Algorithm.igemm or self.direction is not Direction.fwd
                                or self.vector_width == 1):
             raise ValueError("aligned_k is an axis of the igemm fwd kernels of vector width > 1 (they read K as a "
@@ -142,6 +144,17 @@ class KernelConfig(BaseModel):
         if self.algorithm is Algorithm.depthwise:
             self._check_depthwise_axes()
         return self
+
+    def _check_forward_split(self) -> None:
+        """A forward split shares the flat reduction (taps x channels) of one group's output tile among split_k
+        programs that reduce by last arrival: for few output tiles over a deep reduction."""
+        if (self.direction is not Direction.fwd or self.algorithm is not Algorithm.igemm or not self.last_arrival
+                or self.tap_major or self.tile_w or self.explicit_gemm or self.groups_to_merge > 1):
+            raise ValueError(
+                "split_k > 1 is an axis of bwd_weight and of the igemm fwd kernels with last_arrival over the flat "
+                "reduction of one group (not tap_major, explicit_gemm, pixel boxes nor merged groups), got "
+                f"split_k={self.split_k} for {self.direction.value} {self.algorithm.value}"
+                f"{'' if self.last_arrival else ' without last_arrival'}")
 
     def _check_pixel_boxes(self) -> None:
         if (self.algorithm is not Algorithm.igemm or self.pipeline is not Pipeline.tma or self.two_stage
@@ -204,7 +217,8 @@ class KernelConfig(BaseModel):
     @property
     def accumulates_fp32(self) -> bool:
         """bwd_weight kernels whose programs add partial sums into one zeroed fp32 workspace with atomics (split-K,
-        StreamK); the runtime casts the workspace into the result. (Last-arrival kernels cast it themselves.)"""
+        StreamK); the runtime casts the workspace into the result. (Last-arrival kernels, every split fwd one among
+        them, cast it themselves.)"""
         return (self.split_k > 1 and not self.two_stage and not self.last_arrival) or self.pipeline is Pipeline.streamk
 
     @property
@@ -241,7 +255,7 @@ class KernelConfig(BaseModel):
                     f"{f'_sr{self.sliding_rows}' if self.sliding_rows else ''}"
                     f"_w{self.num_warps}_v{self.vector_width}")
         reduction = "ts" if self.two_stage else "la" if self.last_arrival else ""
-        tail = f"_sk{self.split_k}{reduction}" if self.direction is Direction.bwd_weight else ""
+        tail = f"_sk{self.split_k}{reduction}" if self.direction is Direction.bwd_weight or self.split_k > 1 else ""
         return f"{head}_{body}{tail}"
 
     @classmethod
@@ -256,8 +270,10 @@ class KernelConfig(BaseModel):
         parts = match.groupdict()
         direction = Direction(parts["direction"])
         has_split = parts["split"] is not None
-        if has_split != (direction is Direction.bwd_weight):
-            raise ValueError(f"{name!r}: the _sk<split> token is present exactly for bwd_weight kernels")
+        forward_split = direction is Direction.fwd and has_split and int(parts["split"]) > 1
+        if has_split != (direction is Direction.bwd_weight) and not forward_split:
+            raise ValueError(f"{name!r}: the _sk<split> token is present exactly for bwd_weight kernels and, with a "
+                             "split above 1, for split fwd kernels")
         common = {"direction": direction, "dtype": DType(parts["dtype"]),
                   "split_k": int(parts["split"] or 1), "two_stage": parts["reduce"] == "ts",
                   "last_arrival": parts["reduce"] == "la"}

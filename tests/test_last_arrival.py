@@ -118,9 +118,9 @@ def test_last_arrival_is_an_axis_of_the_bwd_weight_splits_neither_two_stage_nor_
     assert not KernelConfig.from_name(name.removesuffix("la")).last_arrival
     assert KernelConfig.from_name("bwd_weight_bf16_direct_p64c32_w4_v8_sk8la").last_arrival
     assert KernelConfig.from_name("bwd_weight_bf16_igemm_m128n64k32_w4_s4_tma_g8_v8_mg1_sk16la").last_arrival
-    message = ("last_arrival is an axis of the bwd_weight kernels with split_k > 1, neither two-stage nor persistent "
-               "(splits add into a zeroed fp32 workspace the runtime keeps; the last split of each output block to "
-               "finish casts the sums into the result and zeroes the workspace again)")
+    message = ("last_arrival is an axis of the split kernels (split_k > 1: bwd_weight, and igemm fwd), neither "
+               "two-stage nor persistent (splits add into a zeroed fp32 workspace the runtime keeps; the last split "
+               "of each output block to finish casts the sums into the result and zeroes the workspace again)")
     for other in ("bwd_weight_bf16_depthwise_t4x8c32_f3_m1_w4_v8_sk1la",
                   "bwd_weight_bf16_igemm_m128n64k32_w4_s4_tma_g8_v8_mg1_sk1la",
                   "bwd_weight_bf16_igemm_m128n64k32_w4_s3_pers_g8_v8_mg1_sk16la",

@@ -90,16 +90,19 @@ def test_name_encodes_every_axis():
     assert KernelConfig(**{**sliding.axes(), "sliding_rows": 0}).name == "fwd_fp16_depthwise_t8x8c128_f7_m2_w4_v8"
 
 
+SPLIT_TOKEN = "is present exactly for bwd_weight kernels and, with a split above 1, for split fwd kernels"
+
+
 @pytest.mark.parametrize("name, message", [
     ("fwd_fp16_igemm_m128", "'fwd_fp16_igemm_m128' is not a kernel name; expected e.g. "
      "'fwd_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1', 'bwd_weight_fp16_direct_p64c32_w4_v8_sk4' or "
      "'fwd_bf16_depthwise_t4x16c32_f3_m1_w4_v8'"),
     ("fwd_fp16_depthwise_t4x16c32_f3_m1_w4_v8_sk1", "'fwd_fp16_depthwise_t4x16c32_f3_m1_w4_v8_sk1': the _sk<split> "
-     "token is present exactly for bwd_weight kernels"),
-    ("fwd_fp16_direct_p64c32_w4_v1_sk2", "'fwd_fp16_direct_p64c32_w4_v1_sk2': the _sk<split> token is present "
-     "exactly for bwd_weight kernels"),
+     f"token {SPLIT_TOKEN}"),
+    ("bwd_data_fp16_direct_p64c32_w4_v1_sk2", f"'bwd_data_fp16_direct_p64c32_w4_v1_sk2': the _sk<split> token "
+     f"{SPLIT_TOKEN}"),
     ("bwd_weight_fp16_direct_p64c32_w4_v1", "'bwd_weight_fp16_direct_p64c32_w4_v1': the _sk<split> token is "
-     "present exactly for bwd_weight kernels"),
+     "present exactly for bwd_weight kernels and, with a split above 1, for split fwd kernels"),
 ])
 def test_from_name_rejects_bad_names(name, message):
     with pytest.raises(ValueError) as error:
@@ -109,7 +112,9 @@ def test_from_name_rejects_bad_names(name, message):
 
 @pytest.mark.parametrize("changes, message", [
     (dict(block_m=96), "Value error, block_m must be a power of two, got 96"),
-    (dict(split_k=2), "Value error, split_k > 1 is a bwd_weight axis, got split_k=2 for fwd"),
+    (dict(split_k=2), "Value error, split_k > 1 is an axis of bwd_weight and of the igemm fwd kernels with "
+     "last_arrival over the flat reduction of one group (not tap_major, explicit_gemm, pixel boxes nor merged groups), "
+     "got split_k=2 for fwd igemm without last_arrival"),
     (dict(algorithm="direct"), "Value error, the direct algorithm has no block_k axis: it must be 1"),
     (dict(filter_size=3), "Value error, the igemm algorithm has no filter_size axis: it must be 0"),
     (dict(algorithm="depthwise", block_k=1, num_stages=1, tile_w=8, filter_size=3, multiplier=3),

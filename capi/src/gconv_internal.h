@@ -160,6 +160,7 @@ GCONV_HIDDEN gconv_prob gconv_with_channels(const gconv_prob *p, int64_t C, int6
 /* Exact integer sizes of select.c (Python's ints do not overflow; neither do these 128-bit ones). */
 GCONV_HIDDEN __int128 gconv_flops_exact(const gconv_prob *p);
 GCONV_HIDDEN __int128 gconv_problem_bytes(const gconv_prob *p);
+GCONV_HIDDEN __int128 gconv_split_result_elements(const gconv_prob *p);
 GCONV_HIDDEN __int128 gconv_padding_copy_bytes(const gconv_prob *p, int64_t padded_C, int64_t padded_K);
 GCONV_HIDDEN double gconv_padding_copy_seconds(const gconv_prob *p, int64_t padded_C, int64_t padded_K);
 GCONV_HIDDEN __int128 gconv_resident_blocks_per_sm(const gconv_config *config);

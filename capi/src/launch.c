@@ -282,8 +282,9 @@ size_t gconv_temporary_bytes(const gconv_prob *p, const gconv_choice *choice) {
     size_t total = padded ? (size_t)(x + y + w) * bytes : 0;
     if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && choice->entry->config.two_stage)
         total += (size_t)w * 4 * (size_t)choice->entry->config.split_k;
-    else if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && choice->entry->config.last_arrival)
-        total += (size_t)(w + arrival_counters(&choice->entry->config, &t)) * 4;
+    else if (choice->entry->config.last_arrival) /* the result's fp32 sums: dW, or a split fwd kernel's y */
+        total += (size_t)((p->direction == GCONV_DIRECTION_FWD ? y : w) +
+                          arrival_counters(&choice->entry->config, &t)) * 4;
     else if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && accumulates_fp32(&choice->entry->config) &&
              p->dtype != GCONV_DTYPE_FP32)
         total += (size_t)w * 4;
@@ -330,7 +331,14 @@ static gconv_status run(const gconv_cuda *cuda, const gconv_prob *p, const gconv
             status = copy_weight(cuda, bytes, b, tb, p->G, taps, p->K, p->C, t.K, t.C, p->K, p->C, stream);
         if (status) return status;
     }
-    if (p->direction == GCONV_DIRECTION_FWD) {
+    if (p->direction == GCONV_DIRECTION_FWD && entry->config.last_arrival) {
+        /* A split fwd kernel: a zeroed temporary of the output's fp32 sums and counters, as bwd_weight's below. */
+        CUdeviceptr workspace;
+        size_t sums = (size_t)activation_elements(&t, 0, t.K) * 4;
+        status = allocate(cuda, owned, sums + (size_t)arrival_counters(&entry->config, &t) * 4, 1, &workspace, stream);
+        if (status) return status;
+        status = launch_instance(cuda, entry, &t, ta, tb, tout, sm_count, stream, workspace, workspace + sums);
+    } else if (p->direction == GCONV_DIRECTION_FWD) {
         status = launch_instance(cuda, entry, &t, ta, tb, tout, sm_count, stream, 0, 0);
     } else if (p->direction == GCONV_DIRECTION_BWD_DATA) {
         status = launch_instance(cuda, entry, &t, tout, tb, ta, sm_count, stream, 0, 0);

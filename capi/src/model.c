@@ -207,7 +207,7 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
     double growth = true_divide((wide)r->C * r->K, (wide)p->C * p->K);
     double compute_s = work / (peak_flops(c) * tail);
     double traffic = (double)gconv_problem_bytes(r);
-    if (c->split_k > 1) traffic = traffic + (double)(2 * c->split_k * 4) * (double)((wide)r->G * r->K * r->C * r->Y * r->X);
+    if (c->split_k > 1) traffic = traffic + (double)(2 * c->split_k * 4) * (double)gconv_split_result_elements(r);
     double memory_s = traffic / (gconv_arch_data.dram_bandwidth_gbs * 1e9 * memory_efficiency(c));
     double seconds = dmax(compute_s, memory_s);
     if (c->pipeline == GCONV_PIPELINE_PERSISTENT || c->pipeline == GCONV_PIPELINE_STREAMK)

@@ -472,6 +472,12 @@ static wide flops(const gconv_prob *p) {
 double gconv_flops(const gconv_prob *p) { return (double)flops(p); }
 wide gconv_flops_exact(const gconv_prob *p) { return flops(p); }
 wide gconv_problem_bytes(const gconv_prob *p) { return problem_bytes(p); }
+
+/* heuristics/analytic.py split_result_elements: what a split reduction adds its fp32 partial sums into. */
+wide gconv_split_result_elements(const gconv_prob *p) {
+    if (p->direction == GCONV_DIRECTION_FWD) return (wide)p->N * p->Ho * p->Wo * p->G * p->K;
+    return (wide)p->G * p->K * p->C * p->Y * p->X;
+}
 wide gconv_resident_blocks_per_sm(const gconv_config *c) { return resident_blocks_per_sm(c); }
 
 static wide gemm_k(const gconv_prob *p) {
@@ -491,7 +497,7 @@ static wide padded_reduction(const gconv_config *c, const gconv_prob *p) {
             return per_class * p->Y * p->X * cdiv(p->K, bk) * bk;
         return per_class * gconv_residue_steps(p, p->K, bk) * bk;
     }
-    if (c->direction == GCONV_DIRECTION_BWD_WEIGHT)
+    if (c->direction == GCONV_DIRECTION_BWD_WEIGHT || c->split_k > 1) /* each split's run padded to block_k */
         return gconv_row_tiles(c, p) * cdiv(cdiv(gemm_k(p), c->split_k), bk) * bk * c->split_k;
     if (c->tap_major) /* each tap's channels padded to block_k */
         return gconv_row_tiles(c, p) * p->Y * p->X * cdiv(p->C, bk) * bk;
@@ -526,8 +532,7 @@ static double estimate_seconds(const gconv_config *c, const gconv_prob *p) {
     }
     double compute_s = (double)work / (peak * utilisation);
     wide traffic = problem_bytes(p);
-    if (c->direction == GCONV_DIRECTION_BWD_WEIGHT && c->split_k > 1)
-        traffic += (wide)2 * c->split_k * p->G * p->K * p->C * p->Y * p->X * 4;
+    if (c->split_k > 1) traffic += (wide)2 * c->split_k * gconv_split_result_elements(p) * 4;
     double memory_s = (double)traffic / (a->dram_bandwidth_gbs * 1e9 * memory_efficiency);
     double seconds = dmax(compute_s, memory_s);
     if (c->pipeline == GCONV_PIPELINE_PERSISTENT || c->pipeline == GCONV_PIPELINE_STREAMK)
