@@ -1,7 +1,7 @@
 """Fit the working tree into the device tool's 64 MiB: the device calls run `default` only, so the kernel sources no
 `default` instance uses (`full` has ~4,900, `default` ~1,600) can leave the tree for the call and come back after.
 
-    python -m bench.device_tree stash /tmp/gconv-stash [--results-but NAME ...]   # before the device call
+    python -m bench.device_tree stash /tmp/gconv-stash [--results-but [NAME ...]]   # before the device call
     python -m bench.device_tree restore /tmp/gconv-stash                           # after it
 
 stash moves generated/kernels/**.py files that the rule set's registry does not name into the stash folder (which
@@ -101,17 +101,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("stash_dir", type=Path)
     parser.add_argument("--rule-set", nargs="+", default=["default"],
                         help="the sets the device calls run (stash keeps their sources)")
-    parser.add_argument("--results-but", nargs="+", metavar="NAME",
+    parser.add_argument("--results-but", nargs="*", metavar="NAME",
                         help="stash: also move every file under bench/results but bench/results/NAME.csv of each NAME "
-                             "(the focus sweeps the call resumes)")
+                             "(the focus sweeps the call resumes; none for a call that reads no result, an A/B)")
     args = parser.parse_args(argv)
-    if args.results_but and args.action != "stash":
+    if args.results_but is not None and args.action != "stash":
         parser.error("--results-but goes with stash")
     try:
         if args.action == "stash":
-            results_but = tuple(args.results_but) if args.results_but else None
+            results_but = tuple(args.results_but) if args.results_but is not None else None
             moved = stash(REPO_ROOT, args.stash_dir, tuple(args.rule_set), results_but)
-            what = "kernel sources, the registries naming them" + (" and result files" if results_but else "")
+            what = "kernel sources, the registries naming them" + (" and result files" if results_but is not None
+                                                                    else "")
             print(f"moved {moved} files ({what}) to {args.stash_dir}")
         else:
             print(f"moved {restore(REPO_ROOT, args.stash_dir)} files back from {args.stash_dir}")

@@ -1,9 +1,11 @@
 """bench/device_tree.py: the sources a rule set does not use, and the registries naming them, leave the tree and come
 back, byte for byte; `gconv generate` refuses a stashed tree."""
 import json
+import re
 
 import pytest
 
+from bench import device_tree
 from bench.device_tree import restore, stash, unlisted_sources
 from gconv.errors import GenerationError
 from gconv.generator.pipeline import generate
@@ -63,6 +65,23 @@ def test_results_but_moves_every_result_file_but_the_resumed_focus_sweeps_and_br
     assert [p for p in tree_files(root) if p.startswith("bench/")] == ["bench/results/bounds.csv",
                                                                       "bench/results/kwgr.csv"]
     assert restore(root, stash_dir) == 7
+    assert {path: (root / path).read_bytes() for path in tree_files(root)} == before
+
+
+def test_results_but_nothing_moves_every_result_file_for_a_call_that_reads_none(tmp_path, monkeypatch, capsys):
+    root, stash_dir = tmp_path / "repo", tmp_path / "stash"
+    fake_tree(root)
+    results = root / "bench" / "results"
+    for path in ("train.csv", "fp16/heldout.csv"):
+        (results / path).parent.mkdir(parents=True, exist_ok=True)
+        (results / path).write_text(f"{path}\n")
+    monkeypatch.setattr(device_tree, "REPO_ROOT", root)
+    before = {path: (root / path).read_bytes() for path in tree_files(root)}
+    assert device_tree.main(["stash", str(stash_dir), "--results-but"]) == 0
+    moved = int(re.fullmatch(r"moved (\d+) files \(kernel sources, the registries naming them and result files\) to "
+                             + re.escape(str(stash_dir)) + "\n", capsys.readouterr().out).group(1))
+    assert not [p for p in tree_files(root) if p.startswith("bench/")]
+    assert restore(root, stash_dir) == moved
     assert {path: (root / path).read_bytes() for path in tree_files(root)} == before
 
 
