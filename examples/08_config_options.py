@@ -69,7 +69,7 @@ STREAMK_FIELDS = ("streamk", "stream_k")
 TWO_STAGE_FIELDS = ("two_stage", "reduction", "split_k_reduction")
 OPTIONS = [
     Option("merge groups", ("groups_to_merge",), lambda c: c.groups_to_merge > 1),
-    Option("split-K", ("split_k",), lambda c: c.direction is Direction.bwd_weight and c.split_k > 1),
+    Option("split-K", ("split_k",), lambda c: c.split_k > 1),  # bwd_weight, and the split fwd implicit GEMMs
     Option("StreamK", STREAMK_FIELDS, lambda c: _field(c, STREAMK_FIELDS, "stream") or "stream" in c.pipeline.value,
            pipeline_token="stream"),
     Option("two-stage", TWO_STAGE_FIELDS, lambda c: _field(c, TWO_STAGE_FIELDS, "two")),

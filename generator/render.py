@@ -128,8 +128,9 @@ CHANNEL_REDUCES = ("broadcast", "split")
 # FILTER programs along axis 2, of which all but the first return at once (an A/B twin: same launcher).
 FILTER_PROGRAMS = ("apart", "adjacent", "single")
 # The memory order of the atomic adds with which a split kernel (bwd_weight with split_k > 1 or StreamK, not two-stage;
-# a split igemm fwd) adds its partial sums up: "acq_rel" is tl.atomic_add's default, and each one compiles to a GPU-wide fence, the atomic with
-# its result awaited and an L1 invalidation (MEMBAR.ALL.GPU, ATOMG, CCTL.IVALL in the SASS), one after another;
+# a split igemm fwd) adds its partial sums up: "acq_rel" is tl.atomic_add's default, and each one compiles to a
+# GPU-wide fence, the atomic with its result awaited and an L1 invalidation (MEMBAR.ALL.GPU, ATOMG, CCTL.IVALL in the
+# SASS), one after another;
 # "relaxed" adds without fences (REDG: the program does not wait), the best split kernel 1.33x faster
 # (bench/results/relaxed-atomics/). Last arrival stays correct: its counter keeps acq_rel after a barrier of the
 # program's threads, and a release is cumulative over the barrier (the pattern of CUTLASS's split-K semaphore).

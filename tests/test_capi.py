@@ -439,3 +439,16 @@ def test_padded_run_on_the_device(lib, direction):
     lib.run_tensors(problem, a, b, out, kernel=names[0])
     torch.cuda.synchronize()
     assert relative_error(out, reference(problem, a, b)) <= RELATIVE_ERROR_BOUND[problem.dtype], names[0]
+
+
+def test_a_split_forward_kernel_takes_the_outputs_fp32_sums_and_a_counter_per_output_tile(lib):
+    from gconv.runtime.grid import arrival_blocks
+    from gconv.schemas import KernelConfig
+
+    kernel = "fwd_fp16_igemm_m64n64k64_w4_s3_ms_g8_v8_mg1_sk4la"  # launch.c run(): a zeroed temporary of both
+    problem = Problem(direction="fwd", dtype="fp16", N=2, G=2, C=24, K=40, Hi=9, Wi=13, Y=3, X=3, pad_h=1, pad_w=1)
+    counters = arrival_blocks(KernelConfig.from_name(kernel), problem)
+    assert counters == 4 * 2  # 64-row tiles of 2 x 9 x 13 pixels, one 64-wide column tile, two groups
+    assert lib.workspace_size(problem, kernel=kernel) == (2 * 9 * 13 * 2 * 40 + counters) * 4
+    unsplit = "fwd_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1"
+    assert lib.workspace_size(problem, kernel=unsplit) == 0

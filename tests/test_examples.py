@@ -23,15 +23,15 @@ SCRIPTS = {
     "03_backward_data.py": ([], [r"\[PASS\] gconv\.conv_bwd_data", r"\[PASS\] gconv\.Runner\('bwd_data'\)",
                                  r"^grouped G=4, stride 2, fp32"]),
     "04_backward_weight.py": ([], [r"\[PASS\] gconv\.conv_bwd_weight", r"\[PASS\] gconv\.Runner\('bwd_weight'\)"]),
-    "05_registry_export.py": (["--rule-set", "tiny"], [r"rule set 'tiny' .*: 58 kernel instances",
-                                                       r"^total\s+24\s+12\s+22\s+58$", r"^ALL PASS$"]),
+    "05_registry_export.py": (["--rule-set", "tiny"], [r"rule set 'tiny' .*: 59 kernel instances",
+                                                       r"^total\s+25\s+12\s+22\s+59$", r"^ALL PASS$"]),
     "06_selection_explained.py": ([], [r"\[PASS\] second select\(\) is a cache hit", r"candidates\s+\d+ from",
                                        r"\[PASS\] kernel='cudnn'", r"\(channels per group padded: C 6->8\)"]),
     "07_benchmark_one_problem.py": ([], [r"^kernel\s+role\s+padding\s+median ms", r"^cudnn\s+vendor",
                                          r"selected .*PASS$", r"interpreter timings \(meaningless for performance\)"]),
     "08_config_options.py": (["--jobs", "2"], [r"^option\s+\| kernel\s+\| status\s+\| detail",
                                                r"^merge groups \| \S+_mg[2-9]\d*\s+\| PASS",
-                                               r"^split-K\s+\| bwd_weight_\S+_sk\d+\s+\| PASS",
+                                               r"^split-K\s+\| fwd_\S+_sk\d+la\s+\| PASS",
                                                r"^direct\s+\| \S+_direct_\S+\s+\| PASS",
                                                r"^tap-major\s+\| \S+_tm\s+\| PASS",
                                                r"^two-stage\s+\| bwd_weight_\S+_sk\d+ts\s+\| PASS",
@@ -76,7 +76,7 @@ def test_example_runs_and_passes(name, tmp_path):
         assert re.search(pattern, done.stdout, re.MULTILINE), f"{pattern!r} not in output:\n{output}"
     if name == "05_registry_export.py":
         document = json.loads((tmp_path / "registry.json").read_text())
-        assert document["rule_set"] == "tiny" and document["count"] == len(document["kernels"]) == 58
+        assert document["rule_set"] == "tiny" and document["count"] == len(document["kernels"]) == 59
         assert {"name", "axes", "archs"} <= set(document["kernels"][0])
         assert document["kernels"][0]["axes"]["direction"] in document["kernels"][0]["name"]
 

@@ -31,7 +31,7 @@ def test_sizes_match_their_purpose(expansions):
         assert 0.12 * full <= len(expansions[name]) <= 0.40 * full, name
     for direction in Direction:
         tiny = [i for i in expansions["tiny"] if i.config.direction is direction]
-        assert 3 <= len(tiny) <= 20, direction
+        assert 3 <= len(tiny) <= 24, direction  # fwd 21 since session 56's split-K kernel
 
 
 def test_expansion_is_deterministic_and_sorted(rules, expansions):

@@ -6,11 +6,8 @@ reduction, the tma weight descriptor), the workspace left zero, the axis rules, 
 import re
 
 import pytest
-import torch
 
-from gconv.ci.compile_check import compile_one
-from gconv.generator.render import render_context, signature
-from gconv.generator.render import Provenance
+from gconv.generator.render import Provenance, render_context, signature
 from gconv.heuristics.analytic import estimate, padded_reduction, split_result_elements
 from gconv.runtime import arrival_workspace as kept
 from gconv.runtime.arrival_workspace import release_arrival_workspaces
@@ -83,7 +80,8 @@ def test_names_carry_the_split_only_when_split():
     assert unsplit.name == "fwd_bf16_igemm_m128n64k64_w8_s4_tma_g8_v8_mg1"
     message = ("the _sk<split> token is present exactly for bwd_weight kernels and, with a split above 1, for split "
                "fwd kernels")
-    for bad in ("fwd_bf16_igemm_m128n64k64_w8_s4_tma_g8_v8_mg1_sk1", "bwd_data_bf16_igemm_m128n64k64_w8_s4_tma_g8_v8_mg1_sk4la"):
+    for bad in ("fwd_bf16_igemm_m128n64k64_w8_s4_tma_g8_v8_mg1_sk1",
+                "bwd_data_bf16_igemm_m128n64k64_w8_s4_tma_g8_v8_mg1_sk4la"):
         with pytest.raises(ValueError, match=re.escape(f"{bad!r}: {message}")):
             KernelConfig.from_name(bad)
 
@@ -117,12 +115,14 @@ def test_the_estimates_count_each_split_run_and_the_outputs_fp32_traffic():
     assert extra > 0
 
 
-def test_the_full_rule_holds_split_flat_tiles_of_every_dtype_and_default_none():
+def test_full_holds_split_flat_tiles_of_every_dtype_and_default_the_64_wide_tile_split_4_8_16_ways():
     full = [e.config for e in load_registry("full").entries if e.config.direction.value == "fwd"
             and e.config.split_k > 1]
     assert {c.split_k for c in full} == {2, 4, 8, 16} and all(c.last_arrival for c in full)
     assert {c.dtype.value for c in full} == {"fp16", "bf16", "fp32"} and len(full) == 192
-    assert not [n for n in entries_by_name("default") if n.startswith("fwd") and "_sk" in n]
+    assert sorted(n for n in entries_by_name("default") if n.startswith("fwd") and "_sk" in n) == [
+        f"fwd_{dtype}_igemm_m64n64k64_w4_s3_ms_g8_v8_mg1_sk{split}la" for dtype in ("bf16", "fp16")
+        for split in (16, 4, 8)]
 
 
 def test_a_split_forward_kernel_compiles_for_sm_90():
