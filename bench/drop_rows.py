@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+from gconv.errors import ExpressionError
 from gconv.files import replacing
 from gconv.schemas import KernelConfig
 from gconv.schemas.expressions import parse
@@ -72,7 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="+", type=Path)
     args = parser.parse_args(argv)
     for path in args.files:
-        kept, dropped = drop_rows(path, args.where)
+        try:
+            kept, dropped = drop_rows(path, args.where)
+        except ExpressionError as error:  # raised before the file is rewritten
+            parser.error(f"{path}: {error}")
         print(f"{path}: dropped {dropped} rows, kept {kept}")
     return 0
 

@@ -30,6 +30,7 @@ from gconv.bench.problems import read_problems, write_problems
 from gconv.bench.profile import plan_jobs
 from gconv.bench.rows import done_kernels, fastest_ms, read_rows, rewrite_rows
 from gconv.bench.summarise_sweeps import DEVICE_SETUP, sweep_pairs
+from gconv.errors import ExpressionError
 from gconv.files import replacing
 from gconv.paths import REPO_ROOT
 from gconv.schemas.expressions import parse
@@ -159,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             problems, kept, owed = gather(pairs, args.name, args.remeasure, near_best=args.near_best,
                                            in_problems_with=args.in_problems_with)
-        except FileNotFoundError as error:
+        except (FileNotFoundError, ExpressionError) as error:  # before anything is written
             parser.error(str(error))
         print(f"bench/problems/{args.name}.csv: {problems} problems; bench/results/{args.name}.csv: {kept} rows so "
               f"far, {owed} (problem, kernel) pairs to measure")

@@ -7,7 +7,7 @@ from gconv.errors import ExpressionError
 from gconv.paths import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
-from drop_rows import drop_rows  # noqa: E402
+from drop_rows import drop_rows, main  # noqa: E402
 
 HEADER = "direction,dtype,N,G,C,K,Hi,Wi,Y,X,stride_h,stride_w,pad_h,pad_w,dil_h,dil_w,problem,shape_class,kernel,status,time_ms\r\n"
 SHAPE = "2,4,16,16,9,9,3,3,{s},{s},1,1,1,1,p{s},C/G<=16"
@@ -59,3 +59,15 @@ def test_rows_go_by_their_detail_too(tmp_path):
     path.write_bytes((HEADER.replace("\r\n", ",detail\r\n") + marked + plain).encode())
     assert drop_rows(path, "detail == '' and algorithm != 'vendor'") == (1, 1)
     assert path.read_bytes() == (HEADER.replace("\r\n", ",detail\r\n") + marked).encode()
+
+
+def test_the_command_names_an_unknown_field_and_leaves_the_file_as_it_was(tmp_path, capsys):
+    path = tmp_path / "rows.csv"
+    path.write_bytes((HEADER + "".join(ROWS)).encode())
+    with pytest.raises(SystemExit) as exit_code:
+        main(["--where", "kernel == 'x'", str(path)])
+    assert exit_code.value.code == 2
+    err = capsys.readouterr().err
+    assert f"error: {path}: unknown field 'kernel'; known fields: C, G, Hi, K, N, Wi, X, Y, algorithm," in err
+    assert path.read_bytes() == (HEADER + "".join(ROWS)).encode()
+

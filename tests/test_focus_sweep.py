@@ -173,3 +173,18 @@ def test_scatter_note_marks_the_moved_rows_only(tmp_path):
     details = {row["kernel"]: row["detail"] for row in read_rows(tmp_path / "results" / "a.csv")}
     assert [details[k] for k in kernels[:3]] == ["measured on NVIDIA H200"] * 2 + ["worker hung"]
     assert {details[k] for k in kernels[3:]} == {""}
+
+
+def test_an_expression_naming_an_unknown_field_is_an_error_before_anything_is_written(capsys):
+    from gconv.bench.focus_sweep import BENCH, main
+
+    name = "test-unknown-field"
+    with pytest.raises(SystemExit) as exit_code:
+        main(["gather", "--name", name, "--sweeps", "baseline-default-bf16-gputime:baseline-synthetic-bf16",
+              "--remeasure", "problem == 'fwd_bf16_n1'"])
+    assert exit_code.value.code == 2
+    err = capsys.readouterr().err
+    assert "error: unknown field 'problem'; known fields: C, G, Hi, K, N, Wi, X, Y, algorithm," in err
+    assert err.endswith("    problem == 'fwd_bf16_n1'\n    ^\n")
+    assert not [p for p in BENCH.rglob(f"{name}.*")]
+
