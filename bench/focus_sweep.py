@@ -1,8 +1,8 @@
 """Resume many committed sweeps as one small sweep: only the problems that lack a row of `default` (or have one to
 measure again) travel to the device.
 
-    python -m bench.focus_sweep gather --name NAME [--remeasure EXPR [--near-best RATIO] [--in-problems-with EXPR]]
-        [--sweeps RESULT:PROBLEMS ...]
+    python -m bench.focus_sweep gather --name NAME [--remeasure EXPR] [--remeasure-pairs FILE] [--near-best RATIO]
+        [--in-problems-with EXPR] [--sweeps RESULT:PROBLEMS ...]
     (on the device: RESUME="NAME:NAME" bash bench/device_verify_resume.sh FILTER DTYPES..., or any resume of
      bench/results/NAME.csv over bench/problems/NAME.csv)
     python -m bench.focus_sweep scatter --name NAME --measured DEVICE_COPY_OF_NAME.csv [--sweeps ...] [--note TEXT]
@@ -11,8 +11,9 @@ A rule-set change that adds a few kernels leaves a few missing (problem, kernel)
 CSVs: carrying them all (tens of MB) does not fit the device tree, and resuming each costs a process start and a
 compile warm-up. `gather` writes bench/problems/NAME.csv, the problems of the sweeps (bench/device_setup.sh's
 ALL_SWEEPS unless --sweeps) that lack a row or have one --remeasure selects (bench/drop_rows.py's grammar: the rows of
-kernels whose code changed, or new kernels' bases to time twins and bases in one run), each once, and
-bench/results/NAME.csv, their rows so far less those --remeasure selects, and bench/results/NAME.kept, the (problem,
+kernels whose code changed, or new kernels' bases to time twins and bases in one run) or --remeasure-pairs lists
+(one 'problem<TAB>kernel' a line: e.g. the rows bench/outlier_rows.py finds mistimed), each once, and
+bench/results/NAME.csv, their rows so far less those to measure again, and bench/results/NAME.kept, the (problem,
 kernel) pairs of those rows. A resume that takes several device calls copies each call's resumed NAME.csv over
 bench/results/NAME.csv before the next (the ledger, not that file, says which rows came from the sweeps).
 The resumed copy then holds the missing rows; `scatter` puts every row it holds beyond the ledger into each sweep
@@ -60,6 +61,19 @@ def ledger_path(bench: Path, name: str) -> Path:
     return bench / "results" / f"{name}.kept"
 
 
+def read_pair_list(path: Path) -> frozenset[tuple[str, str]]:
+    """The (problem, kernel) pairs of a 'problem<TAB>kernel' a line file (gather's ledger format)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    listed = set()
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        fields = line.split("\t")
+        if len(fields) != 2 or not all(fields):
+            raise ValueError(f"{path}:{number}: expected 'problem<TAB>kernel', got {line!r}")
+        listed.add((fields[0], fields[1]))
+    return frozenset(listed)
+
+
 def near_best_rows(rows: list[dict], ratio: float) -> list[bool]:
     """Per row: whether it is within ratio of its problem's fastest "ok" row (cuDNN's included), or not "ok" (no time
     to judge it by). The ranker's label gains halve every tenth of log time (heuristics/train.yaml `ranking`), so the
@@ -76,12 +90,14 @@ def marked_problems(rows: list[dict], near: list[bool], expression) -> set[str]:
 
 
 def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BENCH, arch: str = "sm_90",
-           near_best: float | None = None, in_problems_with: str | None = None) -> tuple[int, int, int]:
+           near_best: float | None = None, in_problems_with: str | None = None,
+           remeasure_pairs: frozenset[tuple[str, str]] = frozenset()) -> tuple[int, int, int]:
     """Write BENCH/problems/NAME.csv, BENCH/results/NAME.csv and its ledger (above); (problems, rows kept, pairs to
     measure). With near_best, a row remeasure selects is measured again only within near_best of its problem's best
     (near_best_rows); the others stay as they are. With in_problems_with, only in the problems one of whose rows
     near the best (every row without near_best) it selects: e.g. `detail != ''`, the rows a focus sweep measured on
-    another GPU, so that the rows that decide a problem's best all come from that GPU."""
+    another GPU, so that the rows that decide a problem's best all come from that GPU. remeasure_pairs: (problem,
+    kernel) pairs measured again as the rows remeasure selects are."""
     expression = parse(remeasure) if remeasure else None
     marker = parse(in_problems_with) if in_problems_with else None
     problems, kept, seen_rows = {}, [], set()
@@ -91,8 +107,8 @@ def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BEN
         lacking = {job.problem.key for job in plan_jobs(list(listed.values()), "default", arch, done_kernels(existing))}
         near = near_best_rows(existing, near_best) if near_best is not None else [True] * len(existing)
         eligible = listed.keys() if marker is None else marked_problems(existing, near, marker) & listed.keys()
-        redone = [expression is not None and row["problem"] in eligible and close and row_matches(expression, row)
-                  for row, close in zip(existing, near)]
+        redone = [row["problem"] in eligible and close and (pair_key(row) in remeasure_pairs or (
+                  expression is not None and row_matches(expression, row))) for row, close in zip(existing, near)]
         chosen = lacking | {row["problem"] for row, again in zip(existing, redone) if again}
         for key in [key for key in listed if key in chosen]:
             problems.setdefault(key, listed[key])
@@ -141,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweeps", nargs="+", help="RESULT:PROBLEMS pairs (default: bench/device_setup.sh's "
                         "ALL_SWEEPS)")
     parser.add_argument("--remeasure", help="gather: rows of the focused problems to drop and measure again")
+    parser.add_argument("--remeasure-pairs", type=Path, metavar="FILE",
+                        help="gather: also measure again these (problem, kernel) pairs, one 'problem<TAB>kernel' a "
+                             "line (bench/outlier_rows.py writes them)")
     parser.add_argument("--near-best", type=float, metavar="RATIO",
                         help="gather: of the rows --remeasure selects, only those within RATIO of their problem's "
                              "fastest row (e.g. 2.5)")
@@ -151,16 +170,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--note", default="", help="scatter: written into the detail column of each moved row "
                         "without one (e.g. 'measured on NVIDIA H200')")
     args = parser.parse_args(argv)
-    if args.near_best is not None and (args.near_best < 1 or args.remeasure is None):
+    remeasuring = args.remeasure is not None or args.remeasure_pairs is not None
+    if args.near_best is not None and (args.near_best < 1 or not remeasuring):
         parser.error("--near-best takes a ratio of at least 1 and goes with --remeasure")
-    if args.in_problems_with is not None and args.remeasure is None:
+    if args.in_problems_with is not None and not remeasuring:
         parser.error("--in-problems-with goes with --remeasure")
     pairs = args.sweeps or sweep_pairs(DEVICE_SETUP.read_text())
     if args.command == "gather":
         try:
+            listed = read_pair_list(args.remeasure_pairs) if args.remeasure_pairs else frozenset()
             problems, kept, owed = gather(pairs, args.name, args.remeasure, near_best=args.near_best,
-                                           in_problems_with=args.in_problems_with)
-        except (FileNotFoundError, ExpressionError) as error:  # before anything is written
+                                           in_problems_with=args.in_problems_with, remeasure_pairs=listed)
+        except (FileNotFoundError, ExpressionError, ValueError) as error:  # before anything is written
             parser.error(str(error))
         print(f"bench/problems/{args.name}.csv: {problems} problems; bench/results/{args.name}.csv: {kept} rows so "
               f"far, {owed} (problem, kernel) pairs to measure")
