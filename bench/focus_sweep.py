@@ -74,6 +74,12 @@ def read_pair_list(path: Path) -> frozenset[tuple[str, str]]:
     return frozenset(listed)
 
 
+def write_pair_list(path: Path, pairs) -> None:
+    """(problem, kernel) pairs as read_pair_list reads them, through a temporary file (nothing half-written)."""
+    with replacing(path) as listing:
+        listing.writelines(f"{problem}\t{kernel}\n" for problem, kernel in pairs)
+
+
 def near_best_rows(rows: list[dict], ratio: float) -> list[bool]:
     """Per row: whether it is within ratio of its problem's fastest "ok" row (cuDNN's included), or not "ok" (no time
     to judge it by). The ranker's label gains halve every tenth of log time (heuristics/train.yaml `ranking`), so the
@@ -122,8 +128,7 @@ def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BEN
     write_problems(bench / "problems" / f"{name}.csv", focus, comment=f"bench/focus_sweep.py gather: the problems of "
                    f"{len(pairs)} sweeps that lack a `default` row")
     rewrite_rows(bench / "results" / f"{name}.csv", kept)
-    with replacing(ledger_path(bench, name)) as ledger:
-        ledger.writelines(f"{problem}\t{kernel}\n" for problem, kernel in map(pair_key, kept))
+    write_pair_list(ledger_path(bench, name), map(pair_key, kept))
     return len(focus), len(kept), sum(len(job.pending) for job in owed)
 
 
@@ -132,7 +137,7 @@ def scatter(pairs: list[str], name: str, measured: Path, bench: Path = BENCH, no
     A note goes into the detail column of every moved row whose detail is empty (e.g. the GPU of a focus sweep run on
     another chip than its sweeps': each such row says so)."""
     sweeps = [sweep_files(pair, bench) for pair in pairs]  # every sweep found before the first is rewritten
-    before = {tuple(line.split("\t")) for line in ledger_path(bench, name).read_text().splitlines()}
+    before = read_pair_list(ledger_path(bench, name))
     new = [row if row["detail"] or not note else {**row, "detail": note}
            for row in read_rows(measured) if pair_key(row) not in before]
     added = {}

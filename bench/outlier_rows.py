@@ -20,9 +20,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from gconv.bench.focus_sweep import write_pair_list
 from gconv.bench.rows import existing_rows
 from gconv.bench.summarise_sweeps import DEVICE_SETUP, sweep_pairs
-from gconv.files import replacing
 from gconv.paths import REPO_ROOT
 from gconv.schemas import KernelConfig
 from gconv.tables import table
@@ -46,11 +46,12 @@ def outlier_rows(rows: list[dict], ratio: float, max_best_ms: float) -> list[tup
     for problem_rows in by_problem.values():
         if min(float(r["time_ms"]) for r in problem_rows) >= max_best_ms:
             continue
+        keys = [family(KernelConfig.from_name(row["kernel"])) for row in problem_rows]
         families: dict[tuple, list[float]] = defaultdict(list)
-        for row in problem_rows:
-            families[family(KernelConfig.from_name(row["kernel"]))].append(float(row["time_ms"]))
-        for row in problem_rows:
-            times = families[family(KernelConfig.from_name(row["kernel"]))]
+        for row, key in zip(problem_rows, keys):
+            families[key].append(float(row["time_ms"]))
+        for row, key in zip(problem_rows, keys):
+            times = families[key]
             limit = ratio * max(statistics.median(times), min(times))
             if float(row["time_ms"]) > limit:
                 found.add((row["problem"], row["kernel"]))
@@ -68,17 +69,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.ratio <= 1 or args.max_best_us <= 0:
         parser.error("--ratio must be above 1 and --max-best-us above 0")
     results = sorted({pair.split(":")[0] for pair in args.sweeps or sweep_pairs(DEVICE_SETUP.read_text())})
-    pairs, counts = [], []
+    pairs, counts = {}, []
     try:
         for result in results:
             found = outlier_rows(existing_rows(REPO_ROOT / "bench" / "results" / f"{result}.csv"), args.ratio,
                                  args.max_best_us / 1000)
             counts.append([result, len(found)])
-            pairs += [pair for pair in found if pair not in pairs]
+            pairs.update(dict.fromkeys(found))  # each pair once, in first-found order
     except OSError as error:  # a sweep's results missing (a stashed tree): nothing written
         parser.error(str(error))
-    with replacing(args.out) as out:
-        out.writelines(f"{problem}\t{kernel}\n" for problem, kernel in pairs)
+    write_pair_list(args.out, pairs)
     print(table(["sweep", "outlier rows"], [row for row in counts if row[1]]))
     print(f"wrote {len(pairs)} (problem, kernel) pairs to {args.out}")
     return 0

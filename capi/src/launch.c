@@ -283,8 +283,7 @@ size_t gconv_temporary_bytes(const gconv_prob *p, const gconv_choice *choice) {
     if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && choice->entry->config.two_stage)
         total += (size_t)w * 4 * (size_t)choice->entry->config.split_k;
     else if (choice->entry->config.last_arrival) /* the result's fp32 sums: dW, or a split fwd kernel's y */
-        total += (size_t)((p->direction == GCONV_DIRECTION_FWD ? y : w) +
-                          arrival_counters(&choice->entry->config, &t)) * 4;
+        total += (size_t)(gconv_split_result_elements(&t) + arrival_counters(&choice->entry->config, &t)) * 4;
     else if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && accumulates_fp32(&choice->entry->config) &&
              p->dtype != GCONV_DTYPE_FP32)
         total += (size_t)w * 4;
@@ -331,25 +330,22 @@ static gconv_status run(const gconv_cuda *cuda, const gconv_prob *p, const gconv
             status = copy_weight(cuda, bytes, b, tb, p->G, taps, p->K, p->C, t.K, t.C, p->K, p->C, stream);
         if (status) return status;
     }
-    if (p->direction == GCONV_DIRECTION_FWD && entry->config.last_arrival) {
-        /* A split fwd kernel: a zeroed temporary of the output's fp32 sums and counters, as bwd_weight's below. */
-        CUdeviceptr workspace;
-        size_t sums = (size_t)activation_elements(&t, 0, t.K) * 4;
+    CUdeviceptr workspace = 0, arrivals = 0;
+    if (entry->config.last_arrival) {
+        /* The Python runtime keeps this workspace zeroed between launches (runtime/arrival_workspace.py); here it is
+           a zeroed temporary of each call: the result's fp32 sums (dW, or a split fwd kernel's y) and one counter per
+           output block. One memset, and the kernel casts its sums into the result itself. */
+        size_t sums = (size_t)gconv_split_result_elements(&t) * 4;
         status = allocate(cuda, owned, sums + (size_t)arrival_counters(&entry->config, &t) * 4, 1, &workspace, stream);
         if (status) return status;
-        status = launch_instance(cuda, entry, &t, ta, tb, tout, sm_count, stream, workspace, workspace + sums);
-    } else if (p->direction == GCONV_DIRECTION_FWD) {
-        status = launch_instance(cuda, entry, &t, ta, tb, tout, sm_count, stream, 0, 0);
+        arrivals = workspace + sums;
+    }
+    if (p->direction == GCONV_DIRECTION_FWD) {
+        status = launch_instance(cuda, entry, &t, ta, tb, tout, sm_count, stream, workspace, arrivals);
     } else if (p->direction == GCONV_DIRECTION_BWD_DATA) {
         status = launch_instance(cuda, entry, &t, tout, tb, ta, sm_count, stream, 0, 0);
     } else if (entry->config.last_arrival) {
-        /* The Python runtime keeps this workspace zeroed between launches (runtime/arrival_workspace.py); here it is
-           a zeroed temporary of each call: one memset, and the kernel casts its sums into the result itself. */
-        CUdeviceptr workspace;
-        size_t sums = (size_t)weight * 4;
-        status = allocate(cuda, owned, sums + (size_t)arrival_counters(&entry->config, &t) * 4, 1, &workspace, stream);
-        if (status) return status;
-        status = launch_instance(cuda, entry, &t, ta, tout, tb, sm_count, stream, workspace, workspace + sums);
+        status = launch_instance(cuda, entry, &t, ta, tout, tb, sm_count, stream, workspace, arrivals);
     } else if (entry->config.two_stage) {  /* fp32 slices, one per split (runtime/launch.py), then their sum */
         CUdeviceptr slices;
         int32_t n = (int32_t)weight, count = entry->config.split_k;
