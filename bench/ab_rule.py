@@ -87,7 +87,8 @@ def rule_time(keep_base: str | None = None, add_twins: str | None = None,
     """A pair's time under the rule: every base kernel takes its twin, except those keep_base matches (an expression
     over the base kernel's axes; with add_twins alone, every base kernel is kept); beside a kept kernel its twin is
     added where add_twins matches (an expression over the twin's constraint environment on arch: its axes and derived
-    fields; those twins must be kernel names)."""
+    fields; those twins must be kernel names, or a kernel name with a template choice's suffix, `NAME-choice-value`:
+    the rule then adds the choice as if it were an axis)."""
     keep = parse(keep_base) if keep_base else None
     add = parse(add_twins) if add_twins else None
     spec = load_arch_spec(arch) if add else None
@@ -103,9 +104,10 @@ def rule_time(keep_base: str | None = None, add_twins: str | None = None,
         if add is None:
             return False
         try:
-            twin = KernelConfig.from_name(row["twin"])
+            twin = KernelConfig.from_name(row["twin"].split("-", 1)[0])  # kernel names hold no "-"
         except ValueError:
-            raise ValueError(f"--add-twins needs twins that are kernel names, not {row['twin']!r}") from None
+            raise ValueError(f"--add-twins needs twins named by their kernel (and template choice), not "
+                             f"{row['twin']!r}") from None
         environment = constraint_environment(twin, spec)
         add.check_names(environment)
         return add.matches(environment)

@@ -1,11 +1,14 @@
-"""Launch one registry kernel on one problem a few times, for a profiler to attach (Nsight Compute on the device):
+"""Launch one registry kernel, or the vendor path, on one problem a few times, for a profiler to attach (Nsight
+Compute on the device):
 
-    ncu --launch-skip 2 --launch-count 1 --section SpeedOfLight ... \
-        python -m bench.ncu_kernel --kernel NAME --problem PROBLEM_KEY [--rule-set default] [--launches 4]
+    ncu --profile-from-start off --section SpeedOfLight ... \
+        python -m bench.ncu_kernel --kernel NAME --problem PROBLEM_KEY [--rule-set default] [--launches 3]
 
-PROBLEM_KEY is a sweep row's problem column (e.g. fwd_bf16_n32_g16_c24_k24_hi128_wi128_y3_x3_s1x1_p1x1_d1x1). The
-first launch compiles (Triton's JIT) and warms up; no timing or checking here (the sweep and bench/verify_device.py
-do those).
+PROBLEM_KEY is a sweep row's problem column (e.g. fwd_bf16_n32_g16_c24_k24_hi128_wi128_y3_x3_s1x1_p1x1_d1x1); NAME
+`cudnn` is PyTorch's convolution (runtime/vendor.py), whose kernels a profiler then names. The first launch compiles
+(Triton's JIT) or lets cuDNN choose its algorithm, and warms up; only the last launch runs between
+cudaProfilerStart and cudaProfilerStop, so `--profile-from-start off` profiles exactly its kernels (the vendor path
+may launch several). No timing or checking here (the sweep and bench/verify_device.py do those).
 """
 from __future__ import annotations
 
@@ -19,7 +22,11 @@ from gconv.runtime.launch import run
 from gconv.runtime.reference import poisoned_output, random_operands
 from gconv.runtime.registry import entries_by_name
 from gconv.runtime.support import unsupported_reason
+from gconv.runtime.vendor import vendor_run
 from gconv.schemas import Problem
+
+
+VENDOR = "cudnn"
 
 
 def problem_of(key: str) -> Problem:
@@ -32,24 +39,40 @@ def problem_of(key: str) -> Problem:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--kernel", required=True)
+    parser.add_argument("--kernel", required=True, help=f"a registry kernel's name, or {VENDOR!r}: the vendor path")
     parser.add_argument("--problem", required=True, help="a sweep row's problem key")
     parser.add_argument("--rule-set", default="default")
-    parser.add_argument("--launches", type=int, default=4)
+    parser.add_argument("--launches", type=int, default=3, help="the last one is profiled")
     args = parser.parse_args(argv)
     problem = problem_of(args.problem)
-    entry = entries_by_name(args.rule_set).get(args.kernel)
-    if entry is None:
-        raise SystemExit(f"no kernel {args.kernel!r} in rule set {args.rule_set!r}")
-    reason = unsupported_reason(entry.config, problem)
-    if reason is not None:
-        raise SystemExit(f"{args.kernel} does not run {args.problem}: {reason}")
-    module = load_kernel_module(REPO_ROOT / entry.source)
+    launch = vendor_launch(problem) if args.kernel == VENDOR else registry_launch(args.kernel, args.rule_set, problem)
     a, b = random_operands(problem, seed=0, device="cuda")
     out = poisoned_output(problem, device="cuda")
-    for _ in range(args.launches):
-        run(module, entry.config, problem, a, b, out)
+    for launched in range(args.launches):
+        if launched == args.launches - 1:
+            torch.cuda.synchronize()
+            torch.cuda.profiler.start()
+        launch(a, b, out)
     torch.cuda.synchronize()
+    torch.cuda.profiler.stop()
+
+
+def vendor_launch(problem: Problem):
+    """A function (a, b, out) that runs the vendor path on problem (its result is a new tensor; out is unused)."""
+    return lambda a, b, out: vendor_run(problem, a, b)
+
+
+def registry_launch(kernel: str, rule_set: str, problem: Problem):
+    """A function (a, b, out) that runs kernel of rule_set on problem; SystemExit for a kernel the set lacks or one
+    that does not run problem."""
+    entry = entries_by_name(rule_set).get(kernel)
+    if entry is None:
+        raise SystemExit(f"no kernel {kernel!r} in rule set {rule_set!r}")
+    reason = unsupported_reason(entry.config, problem)
+    if reason is not None:
+        raise SystemExit(f"{kernel} does not run {problem.key}: {reason}")
+    module = load_kernel_module(REPO_ROOT / entry.source)
+    return lambda a, b, out: run(module, entry.config, problem, a, b, out)
 
 
 if __name__ == "__main__":

@@ -125,8 +125,12 @@ CHANNEL_REDUCES = ("broadcast", "split")
 # filter row fastest, so they run together and the second to seventh read of a tile comes from L2; "single" has one
 # program of each (split, group block) walk its tiles for every filter row (column): it reads each dY tile once and
 # each X row for all filter columns back to back (from L1), and keeps FILTER x FILTER accumulators. The grid keeps its
-# FILTER programs along axis 2, of which all but the first return at once (an A/B twin: same launcher).
-FILTER_PROGRAMS = ("apart", "adjacent", "single")
+# FILTER programs along axis 2, of which all but the first return at once (an A/B twin: same launcher). "unrolled"
+# (sliding-rows kernels of one channel and one filter a group only) is "single" with the tile unrolled into pixels:
+# each thread holds its groups' value of one pixel a register, so every input pixel the tile reaches is loaded once
+# and multiplied into every dY pixel and tap it meets from registers (FILTER x FILTER reuse along rows and columns;
+# its own template, depthwise_unrolled_bwd_weight.py.j2: stride_w must equal the row stride and dilation be 1).
+FILTER_PROGRAMS = ("apart", "adjacent", "single", "unrolled")
 # The memory order of the atomic adds with which a split kernel (bwd_weight with split_k > 1 or StreamK, not two-stage;
 # a split igemm fwd) adds its partial sums up: "acq_rel" is tl.atomic_add's default, and each one compiles to a
 # GPU-wide fence, the atomic with its result awaited and an L1 invalidation (MEMBAR.ALL.GPU, ATOMG, CCTL.IVALL in the
@@ -316,6 +320,23 @@ def has_filter_programs(config: KernelConfig) -> bool:
     return config.algorithm is Algorithm.depthwise and config.direction is Direction.bwd_weight
 
 
+def unrolls_taps(config: KernelConfig) -> bool:
+    """Whether config's kernel has the filter_programs choice "unrolled": the sliding-rows depthwise bwd_weight kernels
+    of one channel and one filter a group."""
+    return (has_filter_programs(config) and config.sliding_rows > 0 and config.group_channels == 1
+            and config.multiplier == 1)
+
+
+def sliding_source_columns(config: KernelConfig) -> list[tuple[int, list[tuple[int, int]]]]:
+    """The "unrolled" bwd_weight tile: each input pixel column c its tile reaches with the (output pixel j, filter
+    column fx) pairs it feeds, c = j * S + fx for the stride S = sliding_rows (the rows' sliding_source_rows, along W)."""
+    columns: dict[int, list[tuple[int, int]]] = {}
+    for j in range(config.tile_w):
+        for fx in range(config.filter_size):
+            columns.setdefault(j * config.sliding_rows + fx, []).append((j, fx))
+    return sorted(columns.items())
+
+
 def has_pipelinable_loop(config: KernelConfig, tap_loop_choice: str) -> bool:
     """Whether config's template, with its taps walked as tap_loop_choice, has a loop of plain loads the loop_stages
     choice pipelines (LOOP_STAGES' comment names them)."""
@@ -381,7 +402,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         decided["loop_stages"] = "1"
     if not has_channel_reduce(config):  # the one reduction its template has
         decided["channel_reduce"] = "split" if splits_sliding_rows(config) else "broadcast"
-    if not has_filter_programs(config):
+    if not has_filter_programs(config) or (decided["filter_programs"] == "unrolled" and not unrolls_taps(config)):
         decided["filter_programs"] = "apart"
     if not adds_atomically(config):
         decided["atomics"] = "acq_rel"
@@ -452,6 +473,8 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "class_taps": (list(range(class_taps(config)))
                        if config.sliding_rows > 1 and config.direction is Direction.bwd_data else []),
         "output_rows": list(range(config.tile_h)),
+        "output_columns": list(range(config.tile_w)),
+        "source_columns": sliding_source_columns(config) if unrolls_taps(config) else [],
         "taps": list(range(config.filter_size)),  # depthwise bwd_weight: one accumulator per tap of a filter row
         "tap_loop": decided["tap_loop"],
         "k_walk": decided["k_walk"],
@@ -498,6 +521,7 @@ def _environment() -> jinja2.Environment:
 
 def render(config: KernelConfig, provenance: Provenance, choices: dict[str, str] | None = None) -> str:
     """The complete Triton source of one instance (choices: template_choices overrides, for A/B twins)."""
-    template = _environment().get_template(template_name(config))
-    text = template.render(ctx=render_context(config, provenance, choices))
+    context = render_context(config, provenance, choices)
+    name = "depthwise_unrolled_bwd_weight.py.j2" if context["filter_programs"] == "unrolled" else template_name(config)
+    text = _environment().get_template(name).render(ctx=context)
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"

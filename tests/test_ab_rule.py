@@ -86,11 +86,19 @@ def test_kept_kernels_take_added_twins_and_the_others_their_twins(tmp_path, caps
             in capsys.readouterr().out)
 
 
-def test_added_twins_must_be_kernel_names_and_fields_known(tmp_path, capsys):
-    suffixed = write(tmp_path / "ab.csv", ROWS)
-    assert main([str(suffixed), "--add-twins", "block_m == 64"]) == 2
-    assert capsys.readouterr().err == (f"ab_rule: --add-twins needs twins that are kernel names, not "
-                                       f"'{NARROW}-k_walk-incremental'\n")
+def test_added_twins_may_be_template_choices_but_must_be_named_by_a_kernel(tmp_path, capsys):
+    """A twin of another template choice (`NAME-choice-value`) is added as its kernel's axes say, as if the choice
+    were an axis; a twin name that names no kernel is refused."""
+    suffixed = read_pairs([write(tmp_path / "ab.csv", [("p1", WIDE, 2.0, 1.0), ("p2", NARROW, 1.0, 4.0)])])
+    assert rule_speedups(suffixed, add_twins="vector_width == 8")[("fwd", "all")] == pytest.approx([2.0, 1.0])
+    assert rule_speedups(suffixed, add_twins="vector_width == 1")[("fwd", "all")] == pytest.approx([1.0, 1.0])
+    unnamed = write_twins(tmp_path / "unnamed.csv", [("p1", "no_kernel-k_walk-incremental", 2.0, 1.0)])
+    assert main([str(unnamed), "--add-twins", "block_m == 64"]) == 2
+    assert capsys.readouterr().err == ("ab_rule: --add-twins needs twins named by their kernel (and template choice), "
+                                       "not 'no_kernel-k_walk-incremental'\n")
+
+
+def test_added_twin_fields_must_be_known(tmp_path, capsys):
     named = write_twins(tmp_path / "twins.csv", [("p1", WIDE_F7, 2.0, 1.0)])
     assert main([str(named), "--add-twins", "acc_regs < 9"]) == 2
     assert capsys.readouterr().err.startswith("ab_rule: unknown field 'acc_regs'; known fields: "

@@ -31,7 +31,7 @@ def test_an_unknown_choice_is_refused_with_the_known_ones():
         parse_choice("tap_loop=sideways")
     assert str(error.value) == ("--choice wants choice=value with a template choice (tap_loop: unrolled, "
                                 "rolled-columns, rolled; k_walk: divide, incremental; loop_stages: 1, 2, 3, 4; "
-                                "channel_reduce: broadcast, split; filter_programs: apart, adjacent, single; atomics: "
+                                "channel_reduce: broadcast, split; filter_programs: apart, adjacent, single, unrolled; atomics: "
                                 "acq_rel, relaxed; tap_walk: divide, carry; group_rows: divide, compare; bounds: "
                                 "signed, unsigned), got "
                                 "'tap_loop=sideways'")

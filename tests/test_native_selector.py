@@ -59,7 +59,8 @@ def test_c_picks_what_python_picks(selector, rule_set, seed, ranked, vendor):
             mismatches.append(f"{problem.key}: C {c} != Python {python}")
     assert not mismatches, "\n".join(mismatches[:10])
     assert by_model > 50, f"only {by_model} problems had a trained model"
-    assert (vendor_picks > 5) == vendor, vendor_picks
+    # with the vendor path competing, some picks must be it (so that C and Python agree on it too); without, none
+    assert vendor_picks >= 3 if vendor else vendor_picks == 0, vendor_picks
 
 
 def test_a_vendor_margin_takes_picks_from_the_vendor_path_in_c_as_in_python(selector):

@@ -94,7 +94,7 @@ def test_mma_loop_refuses_bad_choices(choice):
               "bwd_data_bf16_n8_g4_c256_k256_hi64_wi64_y3_x3_s1x1_p1x1_d1x1", "--choice", choice])
     assert str(error.value) == ("--choice wants choice=value with a template choice (tap_loop: unrolled, "
                                 "rolled-columns, rolled; k_walk: divide, incremental; loop_stages: 1, 2, 3, 4; "
-                                "channel_reduce: broadcast, split; filter_programs: apart, adjacent, single; atomics: "
+                                "channel_reduce: broadcast, split; filter_programs: apart, adjacent, single, unrolled; atomics: "
                                 "acq_rel, relaxed; tap_walk: divide, carry; group_rows: divide, compare; bounds: "
                                 f"signed, unsigned), got "
                                 f"{choice!r}")
