@@ -13,7 +13,7 @@ seen=""
 while read kernel problem; do
   [ -z "$kernel" ] && continue
   report=$OUT/ncu-$kernel.txt
-  times=$(echo "$seen" | tr ' ' '\n' | grep -cx "$kernel")
+  times=$(echo "$seen" | tr ' ' '\n' | grep -cxF "$kernel")
   [ "$times" -gt 0 ] && report=$OUT/ncu-$kernel-$((times + 1)).txt
   seen="$seen $kernel"
   # warm Triton's cache first (outside the profiler), then profile the third launch: bench/ncu_kernel.py brackets it
