@@ -18,37 +18,33 @@ default_problems=bench/problems/unrolled-bwd-weight-train-bf16.csv
 [ -n "$1" ] && default_problems=bench/problems/unrolled-bwd-weight-large-train-bf16.csv
 PROBLEMS=${PROBLEMS:-$default_problems}
 BASES="sliding_rows > 0 and group_channels == 1 and multiplier == 1 and tile_w == 8 and block_m == 32
-  and vector_width == 8 and not (block_n == 64 and filter_size == 7)"
+  and vector_width == 8"
+WHOLE="$BASES and not (block_n == 64 and filter_size == 7)"  # the 64-group 7 x 7 twin spills at 4 x 8 pixels
+C32="$BASES and block_n == 32 and split_k == 64"
+C64="$BASES and block_n == 64 and num_warps == 2 and split_k == 64"
 if [ "$1" = small ]; then
   # Second A/B (bench/results/unrolled-taps/README.md): 2 x 8-pixel twins (fewer registers: more warps an SM) with 256
   # splits, of the 64-split bases, on the problems whose fastest kernel takes 40 us or more; one group a thread (32
   # groups a warp, 64 with two).
   ab_twins unrolled-t2x8-c32 $(( $(left) / 2 )) --choice filter_programs=unrolled --set num_warps=1 --set block_m=16 \
-    --set split_k=256 --algorithms depthwise --directions bwd_weight --problems $PROBLEMS \
-    --filter "$(echo $BASES | sed 's/block_n == 64 and filter_size == 7/block_n == 64/') and split_k == 64"
+    --set split_k=256 --algorithms depthwise --directions bwd_weight --problems $PROBLEMS --filter "$(echo $C32)"
   ab_twins unrolled-t2x8-c64 $(( $(left) - 30 )) --choice filter_programs=unrolled --set block_m=16 --set split_k=256 \
-    --algorithms depthwise --directions bwd_weight --problems $PROBLEMS \
-    --filter "sliding_rows > 0 and group_channels == 1 and multiplier == 1 and tile_w == 8 and block_m == 32
-      and vector_width == 8 and block_n == 64 and num_warps == 2 and split_k == 64"
+    --algorithms depthwise --directions bwd_weight --problems $PROBLEMS --filter "$(echo $C64)"
   exit 0
 fi
 if [ "$1" = t4x8 ]; then  # third: the 4 x 8-pixel tiles of 32 groups, one warp, 256 splits
   ab_twins unrolled-t4x8-c32-sk256 $(( $(left) - 30 )) --choice filter_programs=unrolled --set num_warps=1 \
-    --set split_k=256 --algorithms depthwise --directions bwd_weight --problems $PROBLEMS \
-    --filter "$(echo $BASES | sed 's/block_n == 64 and filter_size == 7/block_n == 64/') and split_k == 64"
+    --set split_k=256 --algorithms depthwise --directions bwd_weight --problems $PROBLEMS --filter "$(echo $C32)"
   exit 0
 fi
 if [ "$1" = row ]; then  # fourth: one output row a tile (1 x 8 pixels: fewer registers), 256 splits
   ab_twins unrolled-t1x8-c64 $(( $(left) / 2 )) --choice filter_programs=unrolled --set block_m=8 --set split_k=256 \
-    --algorithms depthwise --directions bwd_weight --problems $PROBLEMS \
-    --filter "sliding_rows > 0 and group_channels == 1 and multiplier == 1 and tile_w == 8 and block_m == 32
-      and vector_width == 8 and block_n == 64 and num_warps == 2 and split_k == 64"
+    --algorithms depthwise --directions bwd_weight --problems $PROBLEMS --filter "$(echo $C64)"
   ab_twins unrolled-t1x8-c32 $(( $(left) - 30 )) --choice filter_programs=unrolled --set num_warps=1 --set block_m=8 \
-    --set split_k=256 --algorithms depthwise --directions bwd_weight --problems $PROBLEMS \
-    --filter "$(echo $BASES | sed 's/block_n == 64 and filter_size == 7/block_n == 64/') and split_k == 64"
+    --set split_k=256 --algorithms depthwise --directions bwd_weight --problems $PROBLEMS --filter "$(echo $C32)"
   exit 0
 fi
 ab_twins unrolled-split $(( $(left) * 11 / 20 )) --choice filter_programs=unrolled --set num_warps=1 \
-  --algorithms depthwise --directions bwd_weight --filter "$(echo $BASES)" --problems $PROBLEMS
+  --algorithms depthwise --directions bwd_weight --filter "$(echo $WHOLE)" --problems $PROBLEMS
 ab_twins unrolled-sk256 $(( $(left) - 30 )) --choice filter_programs=unrolled --set num_warps=1 --set split_k=256 \
-  --algorithms depthwise --directions bwd_weight --filter "$(echo $BASES) and split_k == 64" --problems $PROBLEMS
+  --algorithms depthwise --directions bwd_weight --filter "$(echo $WHOLE) and split_k == 64" --problems $PROBLEMS

@@ -74,14 +74,19 @@ def sliding_source_rows(config: KernelConfig) -> list[tuple[int, list[tuple[int,
     feeds. fwd and bwd_weight read input row h0 + j, where j = i * S + fy (S the row stride); bwd_data reads
     output-gradient row oh0 + j, where j = i - t + T - 1 for row t of the T filter rows that reach a stride-residue
     class of rows (the filter runs backwards; at stride 1 T is the filter size and t the filter row)."""
-    backward = config.direction is Direction.bwd_data
-    taps = class_taps(config) if backward else config.filter_size
-    rows: dict[int, list[tuple[int, int]]] = {}
-    for i in range(config.tile_h):
-        for fy in range(taps):
-            j = i - fy + taps - 1 if backward else i * config.sliding_rows + fy
-            rows.setdefault(j, []).append((i, fy))
-    return sorted(rows.items())
+    if config.direction is Direction.bwd_data:
+        taps = class_taps(config)
+        return _pairs_by_source(config.tile_h, taps, lambda i, t: i - t + taps - 1)
+    return _pairs_by_source(config.tile_h, config.filter_size, lambda i, fy: i * config.sliding_rows + fy)
+
+
+def _pairs_by_source(outputs: int, taps: int, source) -> list[tuple[int, list[tuple[int, int]]]]:
+    """Each source index source(output, tap) of outputs x taps pairs with the pairs that read it, sources ascending."""
+    pairs: dict[int, list[tuple[int, int]]] = {}
+    for output in range(outputs):
+        for tap in range(taps):
+            pairs.setdefault(source(output, tap), []).append((output, tap))
+    return sorted(pairs.items())
 
 
 def class_taps(config: KernelConfig) -> int:
@@ -330,11 +335,7 @@ def unrolls_taps(config: KernelConfig) -> bool:
 def sliding_source_columns(config: KernelConfig) -> list[tuple[int, list[tuple[int, int]]]]:
     """The "unrolled" bwd_weight tile: each input pixel column c its tile reaches with the (output pixel j, filter
     column fx) pairs it feeds, c = j * S + fx for the stride S = sliding_rows (the rows' sliding_source_rows, along W)."""
-    columns: dict[int, list[tuple[int, int]]] = {}
-    for j in range(config.tile_w):
-        for fx in range(config.filter_size):
-            columns.setdefault(j * config.sliding_rows + fx, []).append((j, fx))
-    return sorted(columns.items())
+    return _pairs_by_source(config.tile_w, config.filter_size, lambda j, fx: j * config.sliding_rows + fx)
 
 
 def has_pipelinable_loop(config: KernelConfig, tap_loop_choice: str) -> bool:
