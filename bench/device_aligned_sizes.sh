@@ -13,7 +13,7 @@ shapes="boxes-c24-s2 pointwise-odd merge-boxes-c8-k16 multiplier-s2 multiplier4-
   tiny-groups-5x5-c2k4-d2 tiny-groups-5x5-c4k4 tiny-groups-7x7-c4k2 tiny-groups-7x7-c2k4 sliding-5x5-m2-d2
   sliding-5x5-m2-s2 sliding-5x5-m4-s2 sliding-7x7-m1 sliding-7x7-m4 sliding-7x7-m4-s2 merge-boxes-c4
   merge-boxes-c2-k6-s2 aligned8-3x3 aligned8-3x3-s2 aligned8-3x3-m2 aligned8-5x5 aligned8-5x5-s2 aligned8-7x7-s2 aligned8-7x7-m2
-  aligned8-7x7-m2-s2 aligned8-c2k2 aligned8-c2k4 aligned8-5x5-c2k1 aligned8-5x5-c2k2 aligned8-7x7-c4k1 aligned8-7x7-c2k2
+  aligned8-7x7-m2-s2 aligned8-5x5-m4 aligned8-c2k2 aligned8-c2k4 aligned8-5x5-c2k1 aligned8-5x5-c2k2 aligned8-7x7-c4k1 aligned8-7x7-c2k2
   aligned8-7x7-c4k4 aligned8-c24-k64"
 # (session 28's run, default/, had the shapes before aligned8-*: 188 instances ran none of them)
 out=bench/results/verify-aligned-sizes/default-all-shapes

@@ -123,6 +123,9 @@ DEVICE_SHAPES: dict[str, dict] = {
     "aligned8-7x7-s2": dict(N=1, G=24, C=1, K=1, Hi=23, Wi=20, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),
     "aligned8-7x7-m2": dict(N=1, G=24, C=1, K=2, Hi=16, Wi=17, Y=7, X=7, pad_h=3, pad_w=3),
     "aligned8-7x7-m2-s2": dict(N=1, G=8, C=1, K=2, Hi=25, Wi=19, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3),
+    # the 64-pixel sliding-rows tiles of 32 channels at 5x5, multiplier 4, stride 1 (session 58), which every shape
+    # above runs with G % 16 == 0 or at stride 2
+    "aligned8-5x5-m4": dict(N=1, G=24, C=1, K=4, Hi=15, Wi=12, Y=5, X=5, pad_h=2, pad_w=1),
     "aligned8-c2k2": dict(N=2, G=24, C=2, K=2, Hi=13, Wi=14, Y=3, X=3, pad_h=1, pad_w=1),
     "aligned8-c2k4": dict(N=1, G=8, C=2, K=4, Hi=14, Wi=12, Y=3, X=3, pad_h=1, pad_w=1),
     "aligned8-5x5-c2k1": dict(N=1, G=24, C=2, K=1, Hi=15, Wi=14, Y=5, X=5, pad_h=2, pad_w=2),
