@@ -24,6 +24,7 @@ axis of NHWC, are the product's batch, so every operand element reaches the MMA 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import torch
 import triton
@@ -31,7 +32,7 @@ import triton.language as tl
 
 from gconv.schemas import Direction, Problem
 
-from .prototype_harness import prototype_arguments, run_prototype
+from bench.prototype_harness import prototype_arguments, run_prototype  # absolute: compile_kernel loads this file alone
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # cpu: a smoke test under TRITON_INTERPRET=1
 
@@ -41,7 +42,7 @@ VARIANTS = [(c, h, w, warps, bands) for c, h, w, warps in [(16, 16, 16, 4), (16,
                                                              (8, 32, 16, 4), (8, 64, 16, 4), (32, 32, 16, 8)]
             for bands in (0, 1)]
 
-# the kernel's signature for triton.compile (sm90_cubin)
+# the kernel's signature for compile_kernel (sm90_cubin)
 SIGNATURE = {"a_ptr": "*bf16", "w_ptr": "*bf16", "out_ptr": "*bf16", **{name: "i32" for name in (
     "G", "Hi", "Wi", "Ho", "Wo", "pad_h", "pad_w", "san", "sah", "saw", "son", "soh", "sow", "swg", "swy", "swx")},
     **{name: "constexpr" for name in ("FY", "FX", "FLIP", "BLOCK_C", "BLOCK_H", "BLOCK_W", "JP", "BANDS")}}
@@ -140,21 +141,18 @@ def launch(problem: Problem, variant, a: torch.Tensor, w: torch.Tensor, out: tor
 
 
 def sm90_cubin(variant, filter_h: int, filter_w: int, flip: bool = False) -> bytes:
-    """One variant's cubin for sm_90, compiled on the CPU (call it in a process that imported Triton without
-    TRITON_INTERPRET): the pointers and the channel-sized integers marked divisible by 16, as the JIT marks them for G %
-    16 == 0."""
-    from triton.backends.compiler import GPUTarget
+    """One variant's cubin for sm_90, compiled on the CPU by ci/compile_check.py's compile_kernel (call it in a process
+    that imported Triton without TRITON_INTERPRET): the pointers and the channel-sized integers marked divisible by 16,
+    as the JIT marks them for G % 16 == 0."""
+    from gconv.ci.compile_check import compile_kernel, divisibility_attrs
 
     block_c, block_h, block_w, warps, bands = variant
     names = list(SIGNATURE)
     constants = dict(FY=filter_h, FX=filter_w, FLIP=flip, BLOCK_C=block_c, BLOCK_H=block_h, BLOCK_W=block_w,
                      JP=band_columns(block_w, filter_w), BANDS=bool(bands))
-    aligned = ("G", "san", "sah", "saw", "son", "soh", "sow")
-    attrs = {(i,): [["tt.divisibility", 16]] for i, (name, kind) in enumerate(SIGNATURE.items())
-             if kind.startswith("*") or name in aligned}
-    source = triton.compiler.ASTSource(fn=kernel, signature=SIGNATURE, attrs=attrs,
-                                       constexprs={(names.index(k),): v for k, v in constants.items()})
-    compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps, "num_stages": 1})
+    compiled = compile_kernel(Path(__file__), "sm_90", warps, 1, signature=SIGNATURE,
+                              constexprs={(names.index(k),): v for k, v in constants.items()},
+                              attrs=divisibility_attrs(SIGNATURE, ("G", "san", "sah", "saw", "son", "soh", "sow")))
     return compiled.asm["cubin"]
 
 
