@@ -1,14 +1,15 @@
 """Run every instance of a rule set on the GPU against a float64 reference and write a summary.
 
     python bench/verify_device.py --rule-set full-tests --out bench/results/verify [--workers 16] [--deadline-s 540]
-        [--filter "algorithm == 'depthwise'"] [--shapes NAME ...] [--shapes-per-instance N]
+        [--filter "algorithm == 'depthwise'"] [--shapes NAME ...] [--shapes-per-instance N] [--misaligned-only]
 
 Instances are spread over worker processes (each compiles its share, so Triton's JIT runs on all cores); each
 worker appends JSON lines as it goes, so a re-run with the same --out and options skips finished instances
 (resumable); an --out holding another run's rows (other set, dtypes, filter or shapes) is refused, not mixed in.
 Every kernel compiles once per shape it runs: --shapes-per-instance N caps each instance at the first N shapes it
 supports (DEVICE_SHAPES order), so a family with fixed filters, multipliers and channels per group is covered in one
-pass without hand-picking the shapes.
+pass without hand-picking the shapes. --misaligned-only keeps, per instance, the shapes where a vector kernel's
+stated alignment is the compiler's only knowledge of it (bench/device_aligned_sizes.sh).
 The summary (summary.md) counts instances tried / passed per direction x dtype and lists every failure.
 """
 from __future__ import annotations
@@ -25,7 +26,8 @@ from pathlib import Path
 
 
 def worker(index: int, names: list[str], rule_set: str, out_dir: str, deadline: float,
-           shape_names: list[str] | None = None, shapes_per_instance: int | None = None) -> None:
+           shape_names: list[str] | None = None, shapes_per_instance: int | None = None,
+           misaligned_only: bool = False) -> None:
     import torch
 
     from gconv.runtime.registry import entries_by_name
@@ -38,7 +40,8 @@ def worker(index: int, names: list[str], rule_set: str, out_dir: str, deadline: 
             if time.time() > deadline:
                 return
             shapes = {k: v for k, v in DEVICE_SHAPES.items() if shape_names is None or k in shape_names}
-            for row in verify_instance(entries[name], shapes, operands, shapes_per_instance=shapes_per_instance):
+            for row in verify_instance(entries[name], shapes, operands, shapes_per_instance=shapes_per_instance,
+                                       misaligned_only=misaligned_only):
                 sink.write(row.model_dump_json() + "\n")
             sink.flush()
 
@@ -109,6 +112,10 @@ def main() -> int:
                         help="only these problem shapes of runtime/verification.py DEVICE_SHAPES")
     parser.add_argument("--shapes-per-instance", type=int, metavar="N",
                         help="run each instance on the first N shapes it supports only")
+    parser.add_argument("--misaligned-only", action="store_true",
+                        help="only shapes where a size the instance states aligned to its vector width is not a "
+                             "multiple of 16, which the JIT does not see (runtime/verification.py "
+                             "alignment_unseen_by_jit)")
     args = parser.parse_args()
     if args.shapes_per_instance is not None and args.shapes_per_instance < 1:
         parser.error(f"--shapes-per-instance takes a positive count, not {args.shapes_per_instance}")
@@ -126,7 +133,8 @@ def main() -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     claim_out_dir(out_dir, {"rule_set": args.rule_set, "dtypes": sorted(args.dtypes), "filter": args.filter,
                             "shapes": sorted(args.shapes) if args.shapes else None,
-                            **({"shapes_per_instance": args.shapes_per_instance} if args.shapes_per_instance else {})})
+                            **({"shapes_per_instance": args.shapes_per_instance} if args.shapes_per_instance else {}),
+                            **({"misaligned_only": True} if args.misaligned_only else {})})
     entries = [e for e in load_registry(args.rule_set).entries if e.config.dtype.value in args.dtypes]
     if args.filter:
         from gconv.generator.derived import filter_environment
@@ -142,7 +150,8 @@ def main() -> int:
     started = time.time()
     context = multiprocessing.get_context("spawn")
     processes = [context.Process(target=worker, args=(i, todo[i::args.workers], args.rule_set, str(out_dir),
-                                                      deadline, args.shapes, args.shapes_per_instance))
+                                                      deadline, args.shapes, args.shapes_per_instance,
+                                                      args.misaligned_only))
                  for i in range(args.workers)]
     for process in processes:
         process.start()
@@ -171,7 +180,8 @@ def main() -> int:
                    f"--rule-set {args.rule_set} --dtypes {' '.join(args.dtypes)} --out <dir>"
                    + (f" --filter \"{args.filter}\"" if args.filter else "")
                    + (f" --shapes {' '.join(args.shapes)}" if args.shapes else "")
-                   + (f" --shapes-per-instance {args.shapes_per_instance}" if args.shapes_per_instance else "") + "`")
+                   + (f" --shapes-per-instance {args.shapes_per_instance}" if args.shapes_per_instance else "")
+                   + (" --misaligned-only" if args.misaligned_only else "") + "`")
     summary = summarise(rows, args.rule_set, dict(expected), environment)
     (out_dir / "summary.md").write_text(summary)
     print(summary)

@@ -9,7 +9,7 @@ from gconv.runtime.reference import INTERPRETER_ERROR_BOUND
 from gconv.runtime.registry import entries_by_name
 from gconv.runtime.support import unsupported_reason
 from gconv.schemas import Problem
-from gconv.runtime.verification import DEVICE_SHAPES, OperandCache, verify_instance
+from gconv.runtime.verification import DEVICE_SHAPES, OperandCache, alignment_unseen_by_jit, verify_instance
 
 SMALL = {
     "odd-s2-d2": DEVICE_SHAPES["odd-s2-d2"],
@@ -56,8 +56,7 @@ def test_every_vector_instance_has_a_device_shape_whose_alignment_the_jit_cannot
     def misaligned_somewhere(config):
         for fields in DEVICE_SHAPES.values():
             problem = Problem(direction=config.direction, dtype=config.dtype, **fields)
-            if unsupported_reason(config, problem) is None and any(
-                    getattr(problem, size) % 16 for size in config.vector_aligned_sizes):
+            if unsupported_reason(config, problem) is None and alignment_unseen_by_jit(config, problem):
                 return True
         return False
 
@@ -81,6 +80,20 @@ def test_an_instance_runs_on_its_first_supported_shapes_only_when_capped():
     depthwise = entries_by_name("tiny")["fwd_fp16_depthwise_t4x8c32_f3_m1_w2_v8"]  # a 3x3 filter of 8k channels
     rows = verify_instance(depthwise, shapes, OperandCache("cpu"), INTERPRETER_ERROR_BOUND, shapes_per_instance=1)
     assert [(r.shape, r.status) for r in rows] == [("depthwise", "pass")]  # the first shape it supports
+
+
+def test_misaligned_only_runs_an_instance_where_its_stated_alignment_is_unseen_by_the_jit():
+    vector = entries_by_name("tiny")["fwd_fp16_depthwise_t4x8c32_f3_m1_w2_v8"]  # states G % 8 == 0 (16-byte loads)
+    aligned = {"g16": dict(SMALL["depthwise"], G=16), "depthwise": SMALL["depthwise"]}  # G = 16, then G = 8
+    assert vector.config.vector_aligned_sizes == ("G",)
+    rows = verify_instance(vector, aligned, OperandCache("cpu"), INTERPRETER_ERROR_BOUND, misaligned_only=True)
+    assert [(r.shape, r.status) for r in rows] == [("depthwise", "pass")]
+    rows = verify_instance(vector, aligned, OperandCache("cpu"), INTERPRETER_ERROR_BOUND)
+    assert [(r.shape, r.status) for r in rows] == [("g16", "pass"), ("depthwise", "pass")]
+    rows = verify_instance(vector, {"g16": aligned["g16"]}, OperandCache("cpu"), INTERPRETER_ERROR_BOUND,
+                           misaligned_only=True)
+    assert [(r.status, r.detail) for r in rows] == [("error", "no verification shape is supported by this instance "
+                                                     "and leaves its alignment unseen by the JIT")]
 
 
 def test_the_shape_cap_must_be_positive(monkeypatch, capsys):
