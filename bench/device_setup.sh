@@ -13,6 +13,7 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   tiny-groups/tiny-groups-default-bf16:tiny-groups-synthetic-bf16
   heldout-seed6007-default-bf16-gputime:heldout-seed6007-synthetic-bf16
   fp16/heldout-seed6007-default-fp16-gputime:heldout-seed6007-synthetic-fp16
+  fp16/heldout-seed6011-default-fp16-gputime:heldout-seed6011-synthetic-fp16
   train-default-bf16-gputime:train-synthetic-bf16 train-seed4-default-bf16-gputime:train-seed4-synthetic-bf16
   train-seed6-default-bf16-gputime:train-seed6-synthetic-bf16 train-seed7-default-bf16-gputime:train-seed7-synthetic-bf16
   train-seed8-default-bf16-gputime:train-seed8-synthetic-bf16 train-seed10-default-bf16-gputime:train-seed10-synthetic-bf16
@@ -44,6 +45,7 @@ STRIDED_DEPTHWISE_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16
   depthwise-family/depthwise-default-bf16:depthwise-synthetic-bf16
   heldout-seed6007-default-bf16-gputime:heldout-seed6007-synthetic-bf16
   fp16/heldout-seed6007-default-fp16-gputime:heldout-seed6007-synthetic-fp16
+  fp16/heldout-seed6011-default-fp16-gputime:heldout-seed6011-synthetic-fp16
   train-default-bf16-gputime:train-synthetic-bf16 train-seed4-default-bf16-gputime:train-seed4-synthetic-bf16
   train-seed6-default-bf16-gputime:train-seed6-synthetic-bf16 train-seed7-default-bf16-gputime:train-seed7-synthetic-bf16
   train-seed8-default-bf16-gputime:train-seed8-synthetic-bf16 train-default-fp16-gputime:train-synthetic-fp16

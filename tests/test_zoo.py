@@ -87,7 +87,8 @@ def test_pass_totals_sum_count_times_each_layers_time():
 
 
 HELD_OUT_PROBLEM_FILES = ["zoo-timm-bf16.csv", "zoo2-timm-bf16.csv", "heldout-seed6007-synthetic-bf16.csv",
-                          "heldout-seed6007-synthetic-fp16.csv", "baseline-synthetic-bf16.csv", "baseline-synthetic-fp16.csv", "depthwise-synthetic-bf16.csv",
+                          "heldout-seed6007-synthetic-fp16.csv",
+                          "heldout-seed6011-synthetic-fp16.csv", "baseline-synthetic-bf16.csv", "baseline-synthetic-fp16.csv", "depthwise-synthetic-bf16.csv",
                           "depthwise-synthetic-fp16.csv", "tiny-groups-synthetic-bf16.csv"]
 
 
