@@ -31,8 +31,8 @@ CONFIG_FIELDS: dict[str, str] = {
                     "and row dilation 1; 0 otherwise (each tap loads)",
     "tap_major": "igemm fwd/bwd_data: the reduction walks one filter tap per step, channels innermost, padding "
                  "each tap to block_k (else one flat walk over taps x channels)",
-    "two_stage": "igemm bwd_weight with split_k > 1: splits store partial tiles in fp32 workspace slices that one "
-                 "pass sums (else fp32 atomics into one zeroed workspace)",
+    "two_stage": "igemm and depthwise bwd_weight with split_k > 1: splits store partial sums in fp32 workspace "
+                 "slices that one pass sums (else fp32 atomics into one zeroed workspace)",
     "last_arrival": "split_k > 1 (bwd_weight, igemm fwd), neither two-stage nor persistent: splits add into a "
                     "zeroed fp32 workspace the runtime keeps and count their arrivals; the last split of each output "
                     "block casts the sums into the result and zeroes the workspace again (else the runtime zeroes a "

@@ -120,9 +120,10 @@ class KernelConfig(BaseModel):
                                    or self.pipeline not in (Pipeline.multistage, Pipeline.tma)):
             raise ValueError("explicit_gemm is an axis of the igemm fwd kernels of one group per tile, multistage or "
                              "tma, without tap_major (a 1x1 filter has one tap)")
-        if self.two_stage and (self.algorithm is not Algorithm.igemm or self.split_k == 1):
-            raise ValueError("two_stage is an axis of the igemm bwd_weight kernels with split_k > 1 (each split "
-                             "stores its partial tile in an fp32 workspace slice, one pass sums the slices)")
+        if self.two_stage and (self.split_k == 1 or self.algorithm is Algorithm.direct
+                               or (self.algorithm is Algorithm.depthwise and self.direction is not Direction.bwd_weight)):
+            raise ValueError("two_stage is an axis of the igemm and depthwise bwd_weight kernels with split_k > 1 (each "
+                             "split stores its partial sums in an fp32 workspace slice, one pass sums the slices)")
         if self.last_arrival and (self.split_k == 1 or self.two_stage
                                   or self.pipeline not in (Pipeline.multistage, Pipeline.tma)):
             raise ValueError("last_arrival is an axis of the split kernels (split_k > 1: bwd_weight, and igemm fwd), "

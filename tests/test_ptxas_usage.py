@@ -1,6 +1,6 @@
 """bench/ptxas_usage.py: the JIT's specialisation of a problem, a rolled depthwise bwd_data kernel compiled for sm_90
 on the CPU without spilling, vector kernels loading whole vectors where the JIT cannot see the sizes aligned, and split
-bwd_weight kernels adding their partial sums without a fence per atomic."""
+bwd_weight kernels adding their partial sums without a fence per atomic (two-stage ones without atomics)."""
 import multiprocessing
 
 import pytest
@@ -8,9 +8,10 @@ from concurrent.futures import ProcessPoolExecutor
 
 from gconv.bench.ptxas_usage import (atomic_ops_one, integer_arguments, jit_specialisation, measure_one,
                                      memory_ops_one)
+from gconv.generator.render import Provenance, render
 from gconv.paths import REPO_ROOT
 from gconv.runtime.registry import entries_by_name
-from gconv.schemas import Problem
+from gconv.schemas import KernelConfig, Problem
 
 PROBLEM = Problem(direction="bwd_data", dtype="bf16", N=32, G=64, C=1, K=4, Hi=64, Wi=64, Y=5, X=5, stride_h=1,
                   stride_w=1, pad_h=4, pad_w=4, dil_h=2, dil_w=2)
@@ -83,3 +84,16 @@ def test_split_kernels_add_partial_sums_without_a_fence_each(name, expected):
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
         ops = pool.submit(atomic_ops_one, str(REPO_ROOT / entry.source), problem, "sm_90").result()
     assert dict(ops) == expected
+
+
+def test_a_two_stage_depthwise_kernel_stores_its_partial_sums_without_atomics(tmp_path):
+    """A two-stage split (no rule set holds one yet: rendered from the templates) compiled for sm_90 stores each
+    split's sums in its own slice: none of the reductions, atomics or fences of the sk64la kernel above."""
+    config = KernelConfig.from_name("bwd_weight_bf16_depthwise_t4x16c32_f3_m1_sr1_w4_v8_sk64ts")
+    source = tmp_path / f"{config.name}.py"
+    source.write_text(render(config, Provenance(("rules/x.yaml",), "test", (), "test")))
+    problem = Problem(direction="bwd_weight", dtype="bf16", N=32, G=32, C=1, K=1, Hi=64, Wi=64, Y=3, X=3, pad_h=1,
+                      pad_w=1)
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        ops = pool.submit(atomic_ops_one, str(source), problem, "sm_90").result()
+    assert dict(ops) == {}

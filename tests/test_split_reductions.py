@@ -12,7 +12,7 @@ import torch
 from gconv.runtime.launch import two_stage_workspace
 from gconv.schemas import KernelConfig, Problem
 
-from interpreter_numerics import assert_matches_reference
+from interpreter_numerics import assert_matches_reference, assert_rendered_matches_reference
 
 SHAPES = {
     # N*Ho*Wo = 2*5*4 = 40 pixels: with 16 splits of whole 32-pixel steps, splits 2..15 have nothing to add.
@@ -39,14 +39,44 @@ def test_workspace_slices_have_the_output_layout_one_weight_apart():
     assert slices.stride(0) == out.numel()  # the kernels add split_id * G*K*C*Y*X to the slice-0 offsets
 
 
-def test_two_stage_is_an_axis_of_split_igemm_bwd_weight_only():
+# Depthwise and tiny-group bwd_weight, two-stage: the per-tap, sliding-rows and unrolled-taps templates (no rule set
+# holds them yet: rendered from the templates). 2 x 7 x 9 = 126 output pixels in tiles of 32 or 64: with 16 splits
+# most have no tile and store zeros, which the slices' sum must not mind.
+DEPTHWISE_TWO_STAGE = {
+    "bwd_weight_fp16_depthwise_t4x8c32_f3_m2_w2_v8_sk16ts": dict(C=1, K=2, Y=3, X=3, pad_h=1, pad_w=1),
+    "bwd_weight_fp16_depthwise_t4x16c32_f5_m1_sr1_w2_v8_sk16ts": dict(C=1, K=1, Y=5, X=5, pad_h=2, pad_w=2),
+    "bwd_weight_fp16_depthwise_t2x8c16_f3_m1_cpg2_w4_v8_sk4ts": dict(C=2, K=1, Y=3, X=3, pad_h=1, pad_w=1),
+}
+
+
+@pytest.mark.parametrize("kernel", DEPTHWISE_TWO_STAGE)
+def test_two_stage_depthwise_kernels_equal_the_reference(kernel, tmp_path):
+    problem = Problem(direction="bwd_weight", dtype="fp16", N=2, G=16, Hi=7, Wi=9, **DEPTHWISE_TWO_STAGE[kernel])
+    source = assert_rendered_matches_reference(KernelConfig.from_name(kernel), problem, tmp_path, seed=9)
+    assert "tl.atomic" not in source and "ws_ptr" not in source  # plain stores into the slices
+    assert source.count(".to(tl.int64) * (G * K * C * Y * X) + dw_offs") == source.count("tl.store(")
+
+
+def test_two_stage_sliding_depthwise_with_unrolled_taps_equals_the_reference(tmp_path):
+    config = KernelConfig.from_name("bwd_weight_fp16_depthwise_t4x16c32_f3_m1_sr1_w2_v8_sk16ts")
+    problem = Problem(direction="bwd_weight", dtype="fp16", N=2, G=16, C=1, K=1, Hi=7, Wi=9, Y=3, X=3, pad_h=1,
+                      pad_w=1)
+    source = assert_rendered_matches_reference(config, problem, tmp_path, seed=10,
+                                               choices={"filter_programs": "unrolled"})
+    assert "tl.atomic" not in source
+
+
+def test_two_stage_is_an_axis_of_split_igemm_and_depthwise_bwd_weight_only():
     name = "bwd_weight_bf16_igemm_m128n64k32_w4_s4_tma_g8_v8_mg1_sk16ts"
     config = KernelConfig.from_name(name)
     assert config.two_stage and config.split_k == 16 and config.name == name
     assert not KernelConfig.from_name(name.removesuffix("ts")).two_stage
-    message = ("two_stage is an axis of the igemm bwd_weight kernels with split_k > 1 (each split stores its partial "
-               "tile in an fp32 workspace slice, one pass sums the slices)")
+    depthwise = KernelConfig.from_name("bwd_weight_bf16_depthwise_t4x8c32_f3_m1_w2_v8_sk16ts")
+    assert depthwise.two_stage and depthwise.writes_fp32_partials and not depthwise.accumulates_fp32
+    message = ("two_stage is an axis of the igemm and depthwise bwd_weight kernels with split_k > 1 (each split "
+               "stores its partial sums in an fp32 workspace slice, one pass sums the slices)")
     for other in ("bwd_weight_bf16_igemm_m128n64k32_w4_s4_tma_g8_v8_mg1_sk1ts",
+                  "bwd_weight_bf16_depthwise_t4x8c32_f3_m1_w2_v8_sk1ts",
                   "bwd_weight_bf16_direct_p64c32_w4_v8_sk8ts"):
         with pytest.raises(ValueError, match=re.escape(message)):
             KernelConfig.from_name(other)
