@@ -14,6 +14,9 @@ scratch folder, timed in the same process, interleaved, with cuDNN (heuristic) a
 --rerendered A/Bs a template change before `gconv generate`: each selected instance's checked-in source against the
 same instance rendered from the current templates.
 
+Twins that break a set-wide constraint of `full` (a register budget, a tile row narrower than the threads) are timed
+all the same, after a note naming the constraint and its reason: a winner there joins no set until it changes.
+
 Writes one row per (problem, kernel): base and twin times, each one's error against cuDNN's output; prints per
 problem the best base, best twin and cuDNN, and per direction x shape class the geomean of best twin over best base.
 """
@@ -34,11 +37,14 @@ from pathlib import Path
 
 import torch
 
+from gconv.generator.derived import constraint_environment
+from gconv.generator.loader import load_rule_set, rule_set_path
 from gconv.generator.render import Provenance, checked_choices, render
 from gconv.paths import REPO_ROOT
 from gconv.runtime.device import arch_of
 from gconv.runtime.kernels import load_kernel_module
 from gconv.runtime.launch import run
+from gconv.runtime.registry import load_arch_spec
 from gconv.runtime.support import unsupported_reason
 from gconv.runtime.vendor import vendor_run
 from gconv.schemas import Algorithm, Direction, KernelConfig, Problem
@@ -107,6 +113,24 @@ def pairs_for(problem: Problem, rule_set: str, arch: str, update: dict, scratch:
             source.write_text(twin_text)
         out.append(Pair(entry.config, str(REPO_ROOT / entry.source), twin, str(source)))
     return out
+
+
+def broken_constraints(twins: list[KernelConfig], arch: str) -> list[str]:
+    """One line per set-wide constraint of `full` (which every set inherits) that some of the distinct twins break on
+    arch: how many, the expression and its reason. The A/B times them all the same (a twin may test past a budget on
+    purpose), but a twin that wins there joins no set until the constraint changes."""
+    spec = load_arch_spec(arch)
+    constraints = load_rule_set(rule_set_path("full")).rule_set.constraints
+    distinct = set(twins)
+    broken: dict[int, int] = defaultdict(int)
+    for twin in distinct:
+        environment = constraint_environment(twin, spec)
+        for index, constraint in enumerate(constraints):
+            if not constraint.expression.matches(environment):
+                broken[index] += 1
+    return [f"{count} of {len(distinct)} twin{'s' if len(distinct) > 1 else ''} break{'s' if count == 1 else ''} "
+            f"`full`'s constraint \"{constraints[index].expr}\": {' '.join(constraints[index].why.split())}"
+            for index, count in sorted(broken.items())]
 
 
 def _launcher(problem: Problem, config: KernelConfig, source: str):
@@ -211,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     plan = [(p, pairs_for(p, args.rule_set, arch, update, scratch, choices, algorithms, args.filter,
                              args.rerendered)) for p in problems]
     plan = [(p, pairs) for p, pairs in plan if pairs]
+    for line in broken_constraints([x.twin for _, pairs in plan for x in pairs], arch):
+        print(f"note: {line} (timed all the same)", flush=True)
     print(f"{len(plan)} problems, {sum(len(x) for _, x in plan)} pairs; compiling on {args.workers} workers",
           flush=True)
     started = time.monotonic()

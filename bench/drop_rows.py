@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Callable
 
@@ -25,9 +26,10 @@ from gconv.schemas import KernelConfig
 from gconv.schemas.expressions import parse
 
 PROBLEM_INTS = ("N", "G", "C", "K", "Hi", "Wi", "Y", "X", "stride_h", "stride_w", "pad_h", "pad_w", "dil_h", "dil_w")
-# The cuDNN rows' axes: algorithm 'vendor', the flags false (so `tap_major and ...` reads them), the rest 0.
-VENDOR_AXES = {name: False if field.annotation is bool else 0 for name, field in KernelConfig.model_fields.items()} | {
-    "algorithm": "vendor"}
+# The cuDNN rows' axes: the named ones (algorithm, pipeline) 'vendor', so that `pipeline == 'tma'` is false there and
+# not a string compared with a number; the flags false (so `tap_major and ...` reads them); the numbers 0.
+VENDOR_AXES = {name: "vendor" if isinstance(field.annotation, type) and issubclass(field.annotation, Enum)
+               else False if field.annotation is bool else 0 for name, field in KernelConfig.model_fields.items()}
 
 
 def row_fields(row: dict[str, str]) -> dict[str, object]:

@@ -1,7 +1,7 @@
 """bench/ab_variant.py's pairing (no GPU): twins from an axis change or a template choice, and its refusals."""
 import pytest
 
-from gconv.bench.ab_variant import pairs_for
+from gconv.bench.ab_variant import broken_constraints, pairs_for
 from gconv.bench.choice_args import parse_choice
 from gconv.schemas import Algorithm, Problem
 
@@ -64,3 +64,28 @@ def test_rerendered_twins_every_selected_candidate_with_its_own_config_rendered_
     assert pairs and all(p.twin == p.base and p.base.last_arrival for p in pairs)
     assert all(p.base_source.endswith(f"generated/kernels/bwd_weight/{p.base.name}.py") for p in pairs)
     assert all(p.twin_source == str(tmp_path / f"{p.base.name}.py") for p in pairs)
+
+
+def test_twins_that_break_a_constraint_of_full_are_named_with_its_reason(tmp_path):
+    """A twin past a set-wide constraint is still timed, but the note says which constraint a win would have to change:
+    the 8 x 8-pixel tiny-group tile of 8 groups (a tile row of 64 values for 128 threads), and the two-stage depthwise
+    bwd_weight splits where `full` asks for last arrival."""
+    tiny = Problem(direction="fwd", dtype="bf16", N=8, G=16, C=2, K=2, Hi=20, Wi=20, Y=3, X=3, pad_h=1, pad_w=1)
+    narrow = pairs_for(tiny, "default", "sm_90", {"tile_w": 8}, tmp_path, algorithms=(Algorithm.depthwise,),
+                       where="sliding_rows > 0 and block_n == 8")
+    assert [p.twin.name for p in narrow] == ["fwd_bf16_depthwise_t8x8c8_f3_m2_cpg2_sr1_w4_v8"]
+    assert broken_constraints([p.twin for p in narrow], "sm_90") == [
+        "1 of 1 twin breaks `full`'s constraint \"sliding_rows == 0 or tile_w * block_n >= threads\": a sliding-rows "
+        "tile row (tile_w pixels x block_n groups) gives every thread at least one value: the 8 x 8-pixel tiles of 8 "
+        "groups (64 values for 128 threads) convert layouts through shared memory, 36 barriers a program, and ran 2-4x "
+        "slower than the 4 x 16 ones (bench/results/tiny-sliding-channels/)"]
+    depthwise = Problem.from_key("bwd_weight_bf16_n8_g64_c1_k1_hi28_wi28_y3_x3_s1x1_p1x1_d1x1")
+    two_stage = pairs_for(depthwise, "default", "sm_90", {"two_stage": True, "last_arrival": False}, tmp_path,
+                          algorithms=(Algorithm.depthwise,), where="split_k > 1 and sliding_rows > 0")
+    (note,) = broken_constraints([p.twin for p in two_stage] * 2, "sm_90")  # each distinct twin counts once
+    assert note.startswith("8 of 8 twins break `full`'s constraint \"algorithm != 'depthwise' or direction != "
+                           "'bwd_weight' or last_arrival == (split_k > 1 and filter_size != 7)\": depthwise bwd_weight "
+                           "splits reduce by last arrival")
+    wider = pairs_for(depthwise, "default", "sm_90", {"num_warps": 4}, tmp_path, algorithms=(Algorithm.depthwise,),
+                      where="split_k > 1 and sliding_rows > 0 and num_warps == 2")
+    assert wider and broken_constraints([p.twin for p in wider], "sm_90") == []

@@ -71,3 +71,12 @@ def test_the_command_names_an_unknown_field_and_leaves_the_file_as_it_was(tmp_pa
     assert f"error: {path}: unknown field 'kernel'; known fields: C, G, Hi, K, N, Wi, X, Y, algorithm," in err
     assert path.read_bytes() == (HEADER + "".join(ROWS)).encode()
 
+
+
+def test_a_named_axis_reads_vendor_on_the_cudnn_rows(tmp_path):
+    """`pipeline == 'tma'` is false on cuDNN's row, as `algorithm == 'igemm'` is, not a string compared with a number."""
+    path = tmp_path / "rows.csv"
+    path.write_bytes((HEADER + "".join(ROWS)).encode())
+    assert drop_rows(path, "pipeline == 'tma'") == (4, 0)
+    assert drop_rows(path, "pipeline == 'vendor'") == (3, 1)
+    assert path.read_bytes() == (HEADER + "".join(ROWS[:2] + ROWS[3:])).encode()
