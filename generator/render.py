@@ -170,9 +170,17 @@ GROUP_ROWS = ("divide", "compare")
 # (one H200, bench/results/issue-audit/ "Third A/B and adoption"), best twin over best base 1.04x fwd (worst 0.97x, a
 # 1x1 problem with nothing to mask), 1.04x bwd_data (worst 1.01x), 1.03x bwd_weight (worst 1.00x).
 BOUNDS = ("signed", "unsigned")
+# How an implicit-GEMM backward-weight tma kernel's descriptor views dY, its A operand (filters x pixels, the
+# transpose of dY's pixels x filters): "groups" as [pixels, G, K], a box of one group's filters, reshaped to 2-D and
+# transposed; "flat" as [pixels, G * K], the box transposed as it is (a box past the group's K reads the next group's
+# filters into tile rows that are never stored, and zeros past the tensor). Triton keeps the flat box's transpose in
+# shared memory for the HGMMA; the reshaped one it moves to registers first (sm_90 loop of `default`'s 128 x 64 x 64
+# tile on a dense layer: 8 LDSM and 4 warpgroup waits a step, 247 instructions, 141 registers; flat: no LDSM, 2 waits,
+# 221, 112). "groups" is the rule until an A/B on the device says otherwise.
+DY_VIEWS = ("groups", "flat")
 CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES,
            "channel_reduce": CHANNEL_REDUCES, "filter_programs": FILTER_PROGRAMS, "atomics": ATOMICS,
-           "tap_walk": TAP_WALKS, "group_rows": GROUP_ROWS, "bounds": BOUNDS}
+           "tap_walk": TAP_WALKS, "group_rows": GROUP_ROWS, "bounds": BOUNDS, "dy_view": DY_VIEWS}
 # The channels (and filters) a group the split reduction takes apart and joins: tl.split and tl.join halve and double.
 SPLIT_COUNTS = (1, 2, 4)
 TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
@@ -232,6 +240,13 @@ def has_bounds(config: KernelConfig, walk: str) -> bool:
     if config.explicit_gemm or config.tile_w:
         return False
     return template != "igemm_bwd_data.py.j2" or walk == "incremental"
+
+
+def has_dy_view(config: KernelConfig) -> bool:
+    """Whether config's kernel reads dY through one descriptor that DY_VIEWS can shape: the implicit-GEMM
+    backward-weight tma kernels but pixel boxes (which make a descriptor per tap)."""
+    return (template_name(config) == "igemm_bwd_weight.py.j2" and config.pipeline is Pipeline.tma
+            and not config.tile_w)
 
 
 def has_k_walk(config: KernelConfig) -> bool:
@@ -376,7 +391,7 @@ def template_choices(config: KernelConfig) -> dict[str, str]:
     config. bench/ab_variant.py renders twins with another choice to measure one before it becomes the rule here."""
     return {"tap_loop": tap_loop(config), "k_walk": k_walk(config), "loop_stages": loop_stages(config),
             "channel_reduce": channel_reduce(config), "filter_programs": "apart", "atomics": "relaxed",
-            "tap_walk": "carry", "group_rows": "compare", "bounds": "unsigned"}
+            "tap_walk": "carry", "group_rows": "compare", "bounds": "unsigned", "dy_view": "groups"}
 
 
 def checked_choices(config: KernelConfig, overrides: dict[str, str] | None) -> dict[str, str]:
@@ -413,6 +428,8 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         decided["group_rows"] = "divide"
     if not has_bounds(config, decided["k_walk"]):
         decided["bounds"] = "signed"
+    if not has_dy_view(config):
+        decided["dy_view"] = "groups"
     split_reduce = decided["channel_reduce"] == "split"
     adjacent = decided["filter_programs"] == "adjacent"
     single = decided["filter_programs"] == "single"
@@ -499,6 +516,7 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "atomic_order": ', sem="relaxed"' if decided["atomics"] == "relaxed" else "",
         "tap_walk": decided["tap_walk"],
         "bounds": decided["bounds"],
+        "dy_view": decided["dy_view"],
         "split_weights": split_weight_terms(config) if split_reduce else [],
         "filters_of_group": list(range(config.multiplier)),
         "channels_of_group": list(range(config.group_channels)),
