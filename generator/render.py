@@ -176,7 +176,9 @@ BOUNDS = ("signed", "unsigned")
 # filters into tile rows that are never stored, and zeros past the tensor). Triton keeps the flat box's transpose in
 # shared memory for the HGMMA; the reshaped one it moves to registers first (sm_90 loop of `default`'s 128 x 64 x 64
 # tile on a dense layer: 8 LDSM and 4 warpgroup waits a step, 247 instructions, 141 registers; flat: no LDSM, 2 waits,
-# 221, 112). "groups" is the rule until an A/B on the device says otherwise.
+# 221, 112). "flat" is the rule since session 61's A/B on the H200 (bench/results/dy-view/README.md): 1.08x over the
+# best base on 79 bf16 training problems. "groups" stays a choice for twins only: on triton 3.6 its 8-warp tiles without
+# a split raced (wrong sums, different in each run, on 10 of 711 pairs).
 DY_VIEWS = ("groups", "flat")
 CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES,
            "channel_reduce": CHANNEL_REDUCES, "filter_programs": FILTER_PROGRAMS, "atomics": ATOMICS,
@@ -391,7 +393,7 @@ def template_choices(config: KernelConfig) -> dict[str, str]:
     config. bench/ab_variant.py renders twins with another choice to measure one before it becomes the rule here."""
     return {"tap_loop": tap_loop(config), "k_walk": k_walk(config), "loop_stages": loop_stages(config),
             "channel_reduce": channel_reduce(config), "filter_programs": "apart", "atomics": "relaxed",
-            "tap_walk": "carry", "group_rows": "compare", "bounds": "unsigned", "dy_view": "groups"}
+            "tap_walk": "carry", "group_rows": "compare", "bounds": "unsigned", "dy_view": "flat"}
 
 
 def checked_choices(config: KernelConfig, overrides: dict[str, str] | None) -> dict[str, str]:

@@ -39,10 +39,10 @@ def test_both_views_match_float64_reference(name, view, tmp_path):
 ])
 def test_only_the_tma_bwd_weight_tiles_take_the_choice(name, applies):
     config = KernelConfig.from_name(name)
-    assert has_dy_view(config) is applies and template_choices(config)["dy_view"] == "groups"
+    assert has_dy_view(config) is applies and template_choices(config)["dy_view"] == "flat"
     rule = render(config, PROVENANCE)
-    flat = render(config, PROVENANCE, {"dy_view": "flat"})
-    assert (flat != rule) is applies and (FLAT in flat) is applies
+    groups = render(config, PROVENANCE, {"dy_view": "groups"})
+    assert (groups != rule) is applies and (FLAT in rule) is applies
 
 
 def test_the_flat_view_keeps_the_filters_in_shared_memory_on_sm_90():

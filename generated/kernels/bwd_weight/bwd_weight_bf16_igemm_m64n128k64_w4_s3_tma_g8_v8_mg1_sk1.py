@@ -7,7 +7,8 @@
 
 GEMM view per group: M = K filters, N = Y*X*C (tap-major, channels innermost), K = N*Ho*Wo output pixels.
 SPLIT_K programs share the pixel reduction (here one: the tile is stored directly).
-dY is read as a plain [N*Ho*Wo, G, K] tensor through a tensor descriptor (TMA on sm_90).
+dY is read as a plain [N*Ho*Wo, G*K] tensor through a tensor descriptor (TMA on sm_90); a box past a group's filters
+reads the next group's into tile rows that are never stored.
 """
 import triton
 import triton.language as tl
@@ -87,9 +88,9 @@ def _conv_tile(
     step_images = BLOCK_K // (Wo * Ho)
     for k0 in range(k_start, k_end, BLOCK_K):
         mask_k = k0 + tl.arange(0, BLOCK_K) < k_end
-        # A: dY[pixels, g0, filters] through the descriptor, transposed to filters x pixels.
-        a = dy_desc.load([k0, g0, pid_m * BLOCK_M])
-        a = tl.trans(tl.reshape(a, (BLOCK_K, BLOCK_M)))
+        # A: dY[pixels, g0 * K + filters] through the descriptor, transposed to filters x pixels in shared memory;
+        # rows past this group's K hold the next group's filters (never stored) or zeros.
+        a = tl.trans(dy_desc.load([k0, g0 * K + pid_m * BLOCK_M]))
         # B: the input patch of every (tap, channel) column; padding reads as zero.
         h = (ho * stride_h - pad_h)[:, None] + (fy * dil_h)[None, :]
         w = (wo * stride_w - pad_w)[:, None] + (fx * dil_w)[None, :]
@@ -124,7 +125,7 @@ def kernel(
     num_pid_m = tl.cdiv(K, BLOCK_M)
     num_pid_n = tl.cdiv(Y * X * C, BLOCK_N)
     dy_desc = tl.make_tensor_descriptor(
-        dy_ptr, shape=[N * Ho * Wo, G, K], strides=[G * K, K, 1], block_shape=[BLOCK_K, 1, BLOCK_M]
+        dy_ptr, shape=[N * Ho * Wo, G * K], strides=[G * K, 1], block_shape=[BLOCK_K, BLOCK_M]
     )
 
     pid_m, pid_n = _tile_coordinates(tl.program_id(0), num_pid_m, num_pid_n)
