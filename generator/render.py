@@ -180,9 +180,18 @@ BOUNDS = ("signed", "unsigned")
 # best base on 79 bf16 training problems. "groups" stays a choice for twins only: on triton 3.6 its 8-warp tiles without
 # a split raced (wrong sums, different in each run, on 10 of 711 pairs).
 DY_VIEWS = ("groups", "flat")
+# Whether an implicit-GEMM backward-weight pixel-box tile's box loop asks Triton to warp-specialise it
+# (`tl.range(..., warp_specialize=True)`): on sm_90 Triton's Hopper pass then gives the TMA loads a producer warpgroup
+# and the HGMMAs two consumer ones (12 warps). The pass acts only on a 4-warp kernel whose dot operands all load through
+# descriptors and that holds no if / else; with a split's atomics it fails to compile (triton 3.9), so only the
+# unsplit 4-warp pixel boxes take it (sm_90 loop of `default`'s px4x16 tile: 107 -> 46 instructions a step, the loads
+# gone to the producer, 74 -> 168 registers). "off" is the rule: on the H200 (triton 3.6) the specialised twins ran
+# 0.69x as fast (bench/results/warp-specialize/README.md).
+WARP_SPECIALIZE = ("off", "on")
 CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_STAGES,
            "channel_reduce": CHANNEL_REDUCES, "filter_programs": FILTER_PROGRAMS, "atomics": ATOMICS,
-           "tap_walk": TAP_WALKS, "group_rows": GROUP_ROWS, "bounds": BOUNDS, "dy_view": DY_VIEWS}
+           "tap_walk": TAP_WALKS, "group_rows": GROUP_ROWS, "bounds": BOUNDS, "dy_view": DY_VIEWS,
+           "warp_specialize": WARP_SPECIALIZE}
 # The channels (and filters) a group the split reduction takes apart and joins: tl.split and tl.join halve and double.
 SPLIT_COUNTS = (1, 2, 4)
 TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
@@ -249,6 +258,13 @@ def has_dy_view(config: KernelConfig) -> bool:
     backward-weight tma kernels but pixel boxes (which make a descriptor per tap)."""
     return (template_name(config) == "igemm_bwd_weight.py.j2" and config.pipeline is Pipeline.tma
             and not config.tile_w)
+
+
+def has_warp_specialize(config: KernelConfig) -> bool:
+    """Whether config's loop can be warp-specialised by Triton's Hopper pass (WARP_SPECIALIZE): the implicit-GEMM
+    backward-weight pixel-box tiles of 4 warps, pipelined, without a split."""
+    return (template_name(config) == "igemm_bwd_weight.py.j2" and bool(config.tile_w) and config.num_warps == 4
+            and config.num_stages > 1 and config.split_k == 1)
 
 
 def has_k_walk(config: KernelConfig) -> bool:
@@ -393,7 +409,8 @@ def template_choices(config: KernelConfig) -> dict[str, str]:
     config. bench/ab_variant.py renders twins with another choice to measure one before it becomes the rule here."""
     return {"tap_loop": tap_loop(config), "k_walk": k_walk(config), "loop_stages": loop_stages(config),
             "channel_reduce": channel_reduce(config), "filter_programs": "apart", "atomics": "relaxed",
-            "tap_walk": "carry", "group_rows": "compare", "bounds": "unsigned", "dy_view": "flat"}
+            "tap_walk": "carry", "group_rows": "compare", "bounds": "unsigned", "dy_view": "flat",
+            "warp_specialize": "off"}
 
 
 def checked_choices(config: KernelConfig, overrides: dict[str, str] | None) -> dict[str, str]:
@@ -432,6 +449,8 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         decided["bounds"] = "signed"
     if not has_dy_view(config):
         decided["dy_view"] = "groups"
+    if not has_warp_specialize(config):
+        decided["warp_specialize"] = "off"
     split_reduce = decided["channel_reduce"] == "split"
     adjacent = decided["filter_programs"] == "adjacent"
     single = decided["filter_programs"] == "single"
@@ -503,6 +522,8 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
         "group_halves": [config.groups_to_merge >> shift for shift in range(1, config.groups_to_merge.bit_length())],
         "loop_stages": stages,
         "tile_loop": plain_loop("first, last", stages),
+        "box_loop": ("tl.range(first, last, warp_specialize=True)" if decided["warp_specialize"] == "on"
+                     else "range(first, last)"),
         "pixel_loop": plain_loop("p_start, p_end, BLOCK_P", stages),
         "channel_loop": plain_loop("C", stages),
         "filter_loop": plain_loop("K", stages),

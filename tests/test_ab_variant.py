@@ -33,7 +33,7 @@ def test_an_unknown_choice_is_refused_with_the_known_ones():
                                 "rolled-columns, rolled; k_walk: divide, incremental; loop_stages: 1, 2, 3, 4; "
                                 "channel_reduce: broadcast, split; filter_programs: apart, adjacent, single, unrolled; atomics: "
                                 "acq_rel, relaxed; tap_walk: divide, carry; group_rows: divide, compare; bounds: "
-                                "signed, unsigned; dy_view: groups, flat), got "
+                                "signed, unsigned; dy_view: groups, flat; warp_specialize: off, on), got "
                                 "'tap_loop=sideways'")
 
 

@@ -215,7 +215,7 @@ def test_depthwise_kernels_roll_their_taps_where_unrolled_ones_would_not_fit_in_
 
 @pytest.mark.parametrize("choices, message", [
     ({"tap_lop": "rolled"}, "unknown template choice 'tap_lop'; known: tap_loop, k_walk, loop_stages, channel_reduce, "
-                      "filter_programs, atomics, tap_walk, group_rows, bounds, dy_view"),
+                      "filter_programs, atomics, tap_walk, group_rows, bounds, dy_view, warp_specialize"),
     ({"tap_loop": "unroled"}, "template choice tap_loop takes one of unrolled, rolled-columns, rolled, not 'unroled'"),
 ])
 def test_template_choices_refuse_unknown_names_and_values(choices, message):

@@ -96,7 +96,7 @@ def test_mma_loop_refuses_bad_choices(choice):
                                 "rolled-columns, rolled; k_walk: divide, incremental; loop_stages: 1, 2, 3, 4; "
                                 "channel_reduce: broadcast, split; filter_programs: apart, adjacent, single, unrolled; atomics: "
                                 "acq_rel, relaxed; tap_walk: divide, carry; group_rows: divide, compare; bounds: "
-                                f"signed, unsigned; dy_view: groups, flat), got "
+                                f"signed, unsigned; dy_view: groups, flat; warp_specialize: off, on), got "
                                 f"{choice!r}")
 
 
