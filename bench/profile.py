@@ -22,7 +22,7 @@ from gconv.heuristics.analytic import problem_bytes, roofline_seconds
 from gconv.runtime.api import execute
 from gconv.runtime.device import arch_of
 from gconv.runtime.launch import compile_only
-from gconv.runtime.reference import empty_operands
+from gconv.runtime.reference import RELATIVE_ERROR_BOUND, empty_operands, relative_error_in_place
 from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
 from gconv.runtime.selection import candidates, forced_choice, kernels_for, predicted_seconds
 from gconv.runtime.vendor import vendor_run
@@ -43,17 +43,37 @@ MIN_ROOFLINE_S = 20e-6  # the roofline target only counts problems at least this
 # relevance_labels: label_levels x label_step of log time), and such kernels are what made a 1.4-PFLOP training
 # problem take longer than a device call (session 42: 65 kernels, most 1-5 s a run).
 GIVE_UP_RATIO = 8.0
+# Each kernel's first run is checked against cuDNN's output on the same operands; over this many times the device
+# verification's bound (runtime/reference.py RELATIVE_ERROR_BOUND; bench/ab_rule.py's criterion) its row is timed but
+# "wrong", which training and the oracle skip. The sweeps had timed kernels without looking at what they computed
+# until an A/B found `default`'s 8-warp tma bwd_weight tiles racing (bench/results/dy-view/README.md).
+WRONG_OUTPUT_FACTOR = 2.0
 
 
-def _row(problem: Problem, kernel: str, ms: float | None, arch: ArchSpec, detail: str = "") -> ProfileRow:
+def _row(problem: Problem, kernel: str, ms: float | None, arch: ArchSpec, detail: str = "",
+         error: float | None = None) -> ProfileRow:
+    """A timed kernel's row (an "error" row when ms is None); error, its output's relative error against cuDNN's
+    when checked, makes it "wrong" over the bound."""
     if ms is None:
         return ProfileRow(problem=problem.key, kernel=kernel, status="error", time_ms=None, tflops=None, gbs=None,
                           roofline_pct=None, detail=detail[-300:])
+    bound = WRONG_OUTPUT_FACTOR * RELATIVE_ERROR_BOUND[problem.dtype]
+    wrong = error is not None and not error <= bound
     seconds = ms / 1e3
-    return ProfileRow(problem=problem.key, kernel=kernel, status="ok", time_ms=_significant(ms),
+    return ProfileRow(problem=problem.key, kernel=kernel, status="wrong" if wrong else "ok", time_ms=_significant(ms),
                       tflops=_significant(problem.flops / seconds / 1e12),
                       gbs=_significant(problem_bytes(problem) / seconds / 1e9),
-                      roofline_pct=_significant(100 * roofline_seconds(problem, arch) / seconds))
+                      roofline_pct=_significant(100 * roofline_seconds(problem, arch) / seconds),
+                      detail=f"relative error {error:.3g} against cuDNN's output (bound {bound:g})" if wrong else "")
+
+
+def _vendor_output(problem: Problem, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor | None:
+    """cuDNN's result on the operands the kernels are checked on; None where cuDNN refuses the problem (its kernels'
+    rows then go unchecked, and its own rows say why)."""
+    try:
+        return vendor_run(problem, a, b)
+    except Exception:  # noqa: BLE001 - the vendor rows below record cuDNN's failure
+        return None
 
 
 def _significant(value: float, digits: int = 5) -> float:
@@ -80,6 +100,7 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
         return lambda i: fn(*operands[i % len(operands)])
 
     rows, fastest = [], math.inf
+    expected = _vendor_output(problem, *operands[0])
 
     def add(row: ProfileRow) -> None:
         rows.append(row)
@@ -91,12 +112,16 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
     for name in (predicted_fastest_first(names, problem, rule_set, arch_name) if budget_ms is not None else names):
         try:
             choice = forced_choice(name, problem, rule_set, arch_name)
+            error = (None if expected is None else
+                     relative_error_in_place(execute(problem, *operands[0], choice=choice), expected))
             give_up_ms = (max(budget_ms, GIVE_UP_RATIO * fastest) if budget_ms is not None and fastest < math.inf
                           else None)
             ms = median_ms(rotated(lambda a, b: execute(problem, a, b, choice=choice)), warmup=warmup,
                            repeats=repeats, budget_ms=budget_ms, give_up_ms=give_up_ms)
-            fastest = min(fastest, ms)
-            add(_row(problem, name, ms, arch))
+            row = _row(problem, name, ms, arch, error=error)
+            if row.status == "ok":  # a wrong kernel's time sets no give-up bar
+                fastest = min(fastest, ms)
+            add(row)
         except Exception as error:  # a failing kernel is a row, not the end of the profile
             add(_row(problem, name, None, arch, f"{type(error).__name__}: {error}"))
     previous = torch.backends.cudnn.benchmark

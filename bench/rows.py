@@ -21,7 +21,7 @@ from .problems import CSV_FIELDS, shape_class
 
 CUDNN_MODES = ("cudnn-heuristic", "cudnn-exhaustive")
 FAILED_STATUSES = ("crash", "timeout")  # the batch's process died or hung: no timing, retried with --retry-failed
-STATUSES = ("ok", "error") + FAILED_STATUSES
+STATUSES = ("ok", "wrong", "error") + FAILED_STATUSES  # wrong: timed, but its output is off cuDNN's (bench/profile.py)
 
 
 class ProfileRow(BaseModel):
@@ -29,7 +29,7 @@ class ProfileRow(BaseModel):
 
     problem: str
     kernel: str
-    status: Literal["ok", "error", "crash", "timeout"]
+    status: Literal["ok", "wrong", "error", "crash", "timeout"]
     time_ms: float | None
     tflops: float | None
     gbs: float | None

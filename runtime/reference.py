@@ -36,6 +36,16 @@ def relative_error(out: torch.Tensor, expected: torch.Tensor) -> float:
     return (out64 - expected).abs().max().item() / scale
 
 
+def relative_error_in_place(out: torch.Tensor, expected: torch.Tensor) -> float:
+    """relative_error computed in float32 where the tensors are (a GPU sweep checks each kernel against cuDNN's output
+    without copying either to the CPU); NaN or inf anywhere in out gives inf."""
+    out32 = out.detach().float()
+    if not torch.isfinite(out32).all():
+        return float("inf")
+    scale = expected.abs().max().item() or 1.0
+    return (out32 - expected.float()).abs().max().item() / scale
+
+
 def operand_shapes(problem: Problem) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The torch shapes of the runner-order operands (fwd: x, w; bwd_data: dy, w; bwd_weight: x, dy)."""
     return {Direction.fwd: (problem.input_shape, problem.weight_shape),

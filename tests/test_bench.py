@@ -72,6 +72,38 @@ def test_profiling_times_every_candidate_and_both_cudnn_modes():
     assert all(r.status == "ok" and r.time_ms > 0 and r.roofline_pct > 0 for r in rows)
 
 
+def test_a_kernel_whose_output_is_off_cudnns_keeps_its_time_but_is_wrong(monkeypatch):
+    """Each kernel's first run is compared with cuDNN's output on the same operands: 10% off, or NaN, is over twice
+    fp32's verification bound (0.004), so the row is timed but says "wrong" (training and the oracle read only "ok")."""
+    from gconv.bench import profile
+
+    problem = Problem(direction="fwd", dtype="fp32", N=1, G=2, C=3, K=4, Hi=6, Wi=6, Y=3, X=3, pad_h=1, pad_w=1)
+    kernels = [r.kernel for r in profile_problem(problem, "tiny", device="cpu", warmup=0, repeats=1)][:3]
+    real = profile.execute
+    off = {kernels[0]: lambda out: out * 1.1, kernels[1]: lambda out: out.fill_(float("nan"))}
+
+    def execute(problem, a, b, *, choice):
+        out = real(problem, a, b, choice=choice)
+        return off.get(choice.name, lambda out: out)(out)
+
+    monkeypatch.setattr(profile, "execute", execute)
+    rows = {r.kernel: r for r in profile_problem(problem, "tiny", device="cpu", kernels=kernels, warmup=0, repeats=1)}
+    assert rows[kernels[0]].status == rows[kernels[1]].status == "wrong" and rows[kernels[2]].status == "ok"
+    assert rows[kernels[0]].detail == "relative error 0.1 against cuDNN's output (bound 0.004)"
+    assert rows[kernels[1]].detail == "relative error inf against cuDNN's output (bound 0.004)"
+    assert all(r.time_ms > 0 for r in rows.values()) and rows[kernels[2]].detail == ""
+
+
+def test_relative_error_in_place_is_the_largest_difference_over_the_largest_expected_value():
+    import torch
+
+    from gconv.runtime.reference import relative_error_in_place
+
+    expected = torch.tensor([1.0, -2.5])
+    assert relative_error_in_place(torch.tensor([1.0, -2.0], dtype=torch.bfloat16), expected) == pytest.approx(0.2)
+    assert relative_error_in_place(torch.tensor([1.0, float("inf")]), expected) == float("inf")
+
+
 def row(problem, kernel, ms, pct=50.0, direction="fwd", klass="depthwise"):
     return dict(problem=problem, kernel=kernel, status="ok", time_ms=str(ms), roofline_pct=str(pct),
                 direction=direction, shape_class=klass)

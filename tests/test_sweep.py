@@ -97,7 +97,8 @@ def test_a_crash_costs_the_rest_of_its_batch_only(tmp_path, monkeypatch):
     assert f"\n  batch 2 on GPU {gpu}: crash: worker exited with code 3 while measuring {todo[4].key}\n" in \
         log.stream.getvalue()
     crashed = sum(1 for r in rows if r["status"] == "crash")
-    assert report.counts() == {"ok": len(rows) - crashed, "error": 0, "crash": crashed, "timeout": 0}
+    assert report.counts() == {"ok": len(rows) - crashed, "wrong": 0, "error": 0, "crash": crashed,
+                               "timeout": 0}
     text = report.text()
     assert f"  batch 2 on GPU {gpu}: crash: worker exited with code 3 while measuring {todo[4].key}; 2 problems " \
            f"without timings" in text
@@ -268,7 +269,7 @@ def test_cli_filters_by_direction_and_dtype_on_two_fake_gpus(tmp_path, capsys):
     assert err.splitlines()[0].startswith("4 problems selected, 0 complete, 4 to measure in 4 batches of <= 1 on "
                                           "GPU 0,1; rule set 'tiny'")
     assert len(err.splitlines()) == 5 and "\r" not in err
-    assert f"rows of the 4 selected problems: {len(rows)} ok, 0 error, 0 crash, 0 timeout (this run: 4 problems " \
+    assert f"rows of the 4 selected problems: {len(rows)} ok, 0 wrong, 0 error, 0 crash, 0 timeout (this run: 4 problems " \
            f"measured, {len(rows)} rows written)" in out
     assert out.splitlines()[2].split()[:3] == ["fwd", "C/G<=16", "4"]  # summarise's table
 
