@@ -44,6 +44,7 @@ from gconv.paths import REPO_ROOT
 from gconv.runtime.device import arch_of
 from gconv.runtime.kernels import load_kernel_module
 from gconv.runtime.launch import run
+from gconv.runtime.reference import error_scale, relative_error_in_place
 from gconv.runtime.registry import load_arch_spec
 from gconv.runtime.support import unsupported_reason
 from gconv.runtime.vendor import vendor_run
@@ -155,7 +156,7 @@ def measure(problem: Problem, pairs: list[Pair]) -> list[dict]:
     count = rotations_for(problem)
     sets = operand_sets(problem, "cuda", count)
     expected = vendor_run(problem, *sets[0]).float()
-    scale = expected.abs().max().item() or 1.0
+    scale = error_scale(expected)
     rows = []
     cudnn = median_ms(lambda i: vendor_run(problem, *sets[i % count]))
     for pair in pairs:
@@ -166,7 +167,7 @@ def measure(problem: Problem, pairs: list[Pair]) -> list[dict]:
                 outs = [torch.empty_like(expected, dtype=sets[0][0].dtype) for _ in range(count)]
                 go(*sets[0], outs[0])
                 torch.cuda.synchronize()
-                error = (outs[0].float() - expected).abs().max().item() / scale
+                error = relative_error_in_place(outs[0], expected, scale)
                 timed[label] = (median_ms(lambda i: go(*sets[i % count], outs[i % count])), error)
             except Exception as exc:  # noqa: BLE001 - one kernel's failure is a row, not the end of the run
                 timed[label] = (math.nan, f"{type(exc).__name__}: {str(exc)[:120]}")

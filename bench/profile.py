@@ -22,7 +22,7 @@ from gconv.heuristics.analytic import problem_bytes, roofline_seconds
 from gconv.runtime.api import execute
 from gconv.runtime.device import arch_of
 from gconv.runtime.launch import compile_only
-from gconv.runtime.reference import RELATIVE_ERROR_BOUND, empty_operands, relative_error_in_place
+from gconv.runtime.reference import RELATIVE_ERROR_BOUND, empty_operands, error_scale, relative_error_in_place
 from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
 from gconv.runtime.selection import candidates, forced_choice, kernels_for, predicted_seconds
 from gconv.runtime.vendor import vendor_run
@@ -68,10 +68,10 @@ def _row(problem: Problem, kernel: str, ms: float | None, arch: ArchSpec, detail
 
 
 def _vendor_output(problem: Problem, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor | None:
-    """cuDNN's result on the operands the kernels are checked on; None where cuDNN refuses the problem (its kernels'
-    rows then go unchecked, and its own rows say why)."""
+    """cuDNN's result (float32) on the operands the kernels are checked on; None where cuDNN refuses the problem (its
+    kernels' rows then go unchecked, and its own rows say why)."""
     try:
-        return vendor_run(problem, a, b)
+        return vendor_run(problem, a, b).float()
     except Exception:  # noqa: BLE001 - the vendor rows below record cuDNN's failure
         return None
 
@@ -101,6 +101,7 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
 
     rows, fastest = [], math.inf
     expected = _vendor_output(problem, *operands[0])
+    scale = None if expected is None else error_scale(expected)
 
     def add(row: ProfileRow) -> None:
         rows.append(row)
@@ -113,7 +114,7 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
         try:
             choice = forced_choice(name, problem, rule_set, arch_name)
             error = (None if expected is None else
-                     relative_error_in_place(execute(problem, *operands[0], choice=choice), expected))
+                     relative_error_in_place(execute(problem, *operands[0], choice=choice), expected, scale))
             give_up_ms = (max(budget_ms, GIVE_UP_RATIO * fastest) if budget_ms is not None and fastest < math.inf
                           else None)
             ms = median_ms(rotated(lambda a, b: execute(problem, a, b, choice=choice)), warmup=warmup,

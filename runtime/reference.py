@@ -28,22 +28,22 @@ def reference(problem: Problem, a: torch.Tensor, b: torch.Tensor) -> torch.Tenso
 
 
 def relative_error(out: torch.Tensor, expected: torch.Tensor) -> float:
-    """max |out - expected| / max |expected|; NaN or inf anywhere in out gives inf."""
-    out64 = out.detach().double().cpu()
-    if not torch.isfinite(out64).all():
-        return float("inf")
-    scale = expected.abs().max().item() or 1.0
-    return (out64 - expected).abs().max().item() / scale
+    """max |out - expected| / max |expected|, in float64 on the CPU; NaN or inf anywhere in out gives inf."""
+    return relative_error_in_place(out.detach().double().cpu(), expected, error_scale(expected))
 
 
-def relative_error_in_place(out: torch.Tensor, expected: torch.Tensor) -> float:
-    """relative_error computed in float32 where the tensors are (a GPU sweep checks each kernel against cuDNN's output
-    without copying either to the CPU); NaN or inf anywhere in out gives inf."""
-    out32 = out.detach().float()
-    if not torch.isfinite(out32).all():
+def error_scale(expected: torch.Tensor) -> float:
+    """max |expected| (1 for all zeros): what relative_error divides by, computed once for every output checked
+    against the same expected one."""
+    return expected.abs().max().item() or 1.0
+
+
+def relative_error_in_place(out: torch.Tensor, expected: torch.Tensor, scale: float) -> float:
+    """relative_error where the tensors are, in the wider of their dtypes, over scale (error_scale(expected)): a GPU
+    sweep or A/B checks each kernel against cuDNN's float32 output without copying either to the CPU."""
+    if not torch.isfinite(out).all():
         return float("inf")
-    scale = expected.abs().max().item() or 1.0
-    return (out32 - expected.float()).abs().max().item() / scale
+    return (out - expected).abs().max().item() / scale
 
 
 def operand_shapes(problem: Problem) -> tuple[tuple[int, ...], tuple[int, ...]]:

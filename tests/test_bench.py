@@ -97,11 +97,13 @@ def test_a_kernel_whose_output_is_off_cudnns_keeps_its_time_but_is_wrong(monkeyp
 def test_relative_error_in_place_is_the_largest_difference_over_the_largest_expected_value():
     import torch
 
-    from gconv.runtime.reference import relative_error_in_place
+    from gconv.runtime.reference import error_scale, relative_error_in_place
 
     expected = torch.tensor([1.0, -2.5])
-    assert relative_error_in_place(torch.tensor([1.0, -2.0], dtype=torch.bfloat16), expected) == pytest.approx(0.2)
-    assert relative_error_in_place(torch.tensor([1.0, float("inf")]), expected) == float("inf")
+    assert error_scale(expected) == 2.5 and error_scale(torch.zeros(2)) == 1.0
+    assert relative_error_in_place(torch.tensor([1.0, -2.0], dtype=torch.bfloat16), expected, 2.5) == \
+        pytest.approx(0.2)
+    assert relative_error_in_place(torch.tensor([1.0, float("inf")]), expected, 2.5) == float("inf")
 
 
 def row(problem, kernel, ms, pct=50.0, direction="fwd", klass="depthwise"):
