@@ -111,12 +111,14 @@ capi_check() {
 # The GPU model whose rows a results file holds: bench/results/h200/ the H200's, every other file the H100's (issue
 # targets and training rows); resume_sweeps passes it to --require-gpu, so a resumed file never mixes the two by
 # accident. $SWEEP_GPU overrides it, on purpose only: an H200 focus sweep of stale H100 rows, whose rows then carry
-# `focus_sweep scatter --note` (relaxed-atomics/README.md "Measured again on an H200" says why that beats stale rows).
+# `focus_sweep scatter --note` (relaxed-atomics/README.md "Measured again on an H200" says why that beats stale rows),
+# or $SWEEP_NOTE (resume_sweeps' --note) where no scatter follows (the resumed file is the one committed).
 sweep_gpu() { [ -n "$SWEEP_GPU" ] && { echo "$SWEEP_GPU"; return; }; case $1 in h200/*) echo H200 ;; *) echo H100 ;; esac; }
 
 # resume_sweeps DEST RESULT:PROBLEMS...: resume each `default` sweep (only its missing rows are measured), compiled and
 # measured 2 batches at a time, the next 2 compiled while these are measured (--overlap-compile: timings as clean,
-# bench/results/stale-rows/; $SWEEP_FLAGS adds options), while
+# bench/results/stale-rows/; $SWEEP_FLAGS adds options; $SWEEP_NOTE, e.g. "measured on NVIDIA H200 (x/README.md)",
+# goes into the detail of every row written (--note: 'DETAIL; NOTE' where a row has one; resumed rows stay), while
 # more than 30 of $(left) seconds remain (the calling script defines left()); each CSV and log goes to $OUT/DEST/
 # under the CSV's path in bench/results/. With $STAGE_DIR they go to $STAGE_DIR/DEST/ instead, archived into
 # $OUT/DEST.tgz after every file: a call cut short still returns the files it finished (the device tool returns at
@@ -132,6 +134,7 @@ resume_sweeps() {
     mkdir -p $root/$dest/$(dirname $out)
     timeout $(left) gconv bench sweep --rule-set default --problems bench/problems/$problems.csv --compile-window 2 \
       --out bench/results/$out.csv --gpus auto --require-gpu $(sweep_gpu $out) --overlap-compile $SWEEP_FLAGS \
+      ${SWEEP_NOTE:+--note "$SWEEP_NOTE"} \
       >> $root/$dest/$out.log 2>&1
     echo "$out rc=$?"
     cp bench/results/$out.csv $root/$dest/$out.csv

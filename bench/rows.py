@@ -45,6 +45,14 @@ def failed_row(problem: Problem, kernel: str, status: str, detail: str) -> Profi
                       roofline_pct=None, detail=detail[-300:])
 
 
+def noted_detail(detail: str, note: str) -> str:
+    """A row's detail with a note (`gconv bench sweep --note`, e.g. the GPU it was measured on): the note alone for an
+    empty detail, else '<detail>; <note>', so an error or a crash still says what went wrong and where."""
+    if not note:
+        return detail
+    return f"{detail}; {note}" if detail else note
+
+
 def csv_row(problem: Problem, row: ProfileRow | dict) -> dict:
     """A CSV row: the problem's fields, its shape class, then the measurement."""
     measured = row.model_dump() if isinstance(row, BaseModel) else ProfileRow(**row).model_dump()

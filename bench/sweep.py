@@ -31,7 +31,7 @@ from gconv.schemas import Problem
 
 from .progress import ProgressLine, duration
 from .rows import (FAILED_STATUSES, STATUSES, append_rows, check_header, csv_row, done_kernels, drop_partial_line,
-                   failed_row, read_rows, rewrite_rows)
+                   failed_row, noted_detail, read_rows, rewrite_rows)
 from .sweep_worker import load_callable
 
 DEFAULT_MEASURE = "gconv.bench.profile:profile_problem"
@@ -66,6 +66,9 @@ class SweepOptions(BaseModel):
     compile_window: int = Field(0, ge=0)
     # Compile the next window (with a warm function that runs no kernel, e.g. COMPILE_ONLY_WARM) while one is measured.
     overlap_compile: bool = False
+    # Joined to the detail of every row this run writes (rows.noted_detail), e.g. 'measured on NVIDIA H200 (...)':
+    # rows measured on another GPU model than the file's say so. Rows already in the file are never rewritten.
+    note: str = ""
 
     @model_validator(mode="after")
     def _overlap_needs_windows_and_a_compile_only_warm(self) -> SweepOptions:
@@ -224,13 +227,15 @@ def sweep(problems: list[Problem], out: Path, options: SweepOptions, *, progress
     progress.note(f"{len(keys)} problems selected, {len(keys) - len(jobs)} complete, {len(jobs)} to measure in "
                   f"{len(batches)} batches of <= {size} on GPU {','.join(options.gpus)}; rule set "
                   f"{options.rule_set!r}, arch {options.arch}"
-                  + (f"; {left} with crash/timeout rows kept (--retry-failed retries them)" if left else ""))
+                  + (f"; {left} with crash/timeout rows kept (--retry-failed retries them)" if left else "")
+                  + (f"; new rows noted {options.note!r}" if options.note else ""))
     report = SweepReport(rows=[], selected=len(keys), measured=len(jobs), new_rows=0, failed_left=left)
     started, state, writing = clock(), Counter(), threading.Lock()
 
     def write(rows: list[dict]) -> None:
         """Measured rows as soon as a worker sends them, a kernel's at a time (a sweep stopped mid-batch, even
-        mid-problem, keeps them), and a batch's crash/timeout rows at its end."""
+        mid-problem, keeps them), and a batch's crash/timeout rows at its end; each with options.note."""
+        rows = [{**row, "detail": noted_detail(row["detail"], options.note)} for row in rows]
         with writing:
             append_rows(out, rows)
             report.new_rows += len(rows)

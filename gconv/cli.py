@@ -218,7 +218,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
                    repeats=args.repeats, kernel_budget_ms=args.kernel_budget_ms or None,
                    retry_failed=args.retry_failed, measure=args.measure,
                    warm=None if args.warm == "none" else args.warm, compile_window=args.compile_window,
-                   overlap_compile=args.overlap_compile)
+                   overlap_compile=args.overlap_compile, note=args.note)
     if args.overlap_compile and args.warm == DEFAULT_WARM:
         options["warm"] = COMPILE_ONLY_WARM
     if args.workers:
@@ -423,6 +423,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="timed milliseconds per kernel: a slower kernel gets fewer repeats, at least 3 "
                             "(default 500; 0: every kernel gets --repeats)")
     sweep.add_argument("--retry-failed", action="store_true", help="measure rows with status crash/timeout again")
+    sweep.add_argument("--note", default="", metavar="TEXT",
+                       help="put TEXT in the detail column of every row this run writes ('DETAIL; TEXT' where the "
+                            "row has one), e.g. 'measured on NVIDIA H200 (x/README.md)'")
     sweep.add_argument("--arch", help="registry arch, e.g. sm_90 (default: GPU 0's)")
     sweep.add_argument("--measure", default="gconv.bench.profile:profile_problem", metavar="MODULE:FUNCTION",
                        help="what a worker calls per problem, giving each timed row to its on_row (tests pass a fake "

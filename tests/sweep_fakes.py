@@ -16,6 +16,7 @@ HANG_ENV = "SWEEP_FAKE_HANG"  # a problem key: measure sleeps there far past any
 HANG_KERNEL_ENV = "SWEEP_FAKE_HANG_KERNEL"  # "problem key/kernel": measure hangs when asked to time that kernel
 HANG_PID_ENV = "SWEEP_FAKE_HANG_PID"  # a file: measure writes its process id there before it hangs
 WARM_LOG_ENV = "SWEEP_FAKE_WARM_LOG"  # a file: warm appends "problem kernel" lines to it
+NO_DETAIL_ENV = "SWEEP_FAKE_NO_DETAIL"  # a problem key: its rows have no detail (as the real measure's ok rows)
 
 
 def fake_ms(problem_key: str, kernel: str) -> float:
@@ -30,7 +31,7 @@ def measure(problem, rule_set, *, kernels, skip=frozenset(), warmup=3, repeats=1
         os.kill(os.getpid(), signal.SIGSEGV)
     if problem.key == os.environ.get(HANG_ENV):
         _hang()
-    gpu = os.environ.get("CUDA_VISIBLE_DEVICES")
+    gpu = None if problem.key == os.environ.get(NO_DETAIL_ENV) else os.environ.get("CUDA_VISIBLE_DEVICES")
     rows = []
     for name in list(kernels) + [m for m in CUDNN_MODES if m not in skip]:
         if f"{problem.key}/{name}" == os.environ.get(HANG_KERNEL_ENV):

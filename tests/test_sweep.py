@@ -16,7 +16,7 @@ import sweep_fakes
 from gconv.bench import profile
 from gconv.bench.problems import read_problems, write_problems
 from gconv.bench.progress import ProgressLine
-from gconv.bench.rows import CUDNN_MODES, ROW_FIELDS, read_rows
+from gconv.bench.rows import CUDNN_MODES, ROW_FIELDS, noted_detail, read_rows
 from gconv.bench.sweep import SweepError, SweepOptions, require_gpu, resolve_gpus, sweep, terminate_raises_exit
 from gconv.cli import main
 from gconv.paths import REPO_ROOT
@@ -114,6 +114,45 @@ def test_a_crash_costs_the_rest_of_its_batch_only(tmp_path, monkeypatch):
     assert (retried.measured, retried.failures, retried.failed_left) == (2, [], 0)
     assert set(pairs(rows)) == expected_pairs(todo) and max(pairs(rows).values()) == 1
     assert {r["status"] for r in rows} == {"ok"}
+
+
+NOTE = "measured on NVIDIA H200 (x/README.md)"
+
+
+def test_a_note_joins_a_detail_and_stands_alone_without_one():
+    assert [noted_detail(detail, note) for detail, note in [("", ""), ("gpu 0", ""), ("", NOTE), ("gpu 0", NOTE)]] \
+        == ["", "gpu 0", NOTE, f"gpu 0; {NOTE}"]
+
+
+def test_a_note_goes_into_every_row_this_run_writes_and_no_earlier_row(tmp_path, monkeypatch):
+    """Rows of an earlier run (no note) stay byte for byte; of this run's, kernels' and cuDNN's, one without a detail
+    gets the note, one with a detail (the fake's GPU, a crash's) '<detail>; <note>'."""
+    todo, out = problems(5), tmp_path / "out.csv"
+    monkeypatch.setenv(sweep_fakes.NO_DETAIL_ENV, todo[0].key)
+    sweep(todo[:2], out, options(gpus=("0",)), progress=quiet())
+    earlier, earlier_rows = out.read_text(), len(read_rows(out))
+    monkeypatch.setenv(sweep_fakes.NO_DETAIL_ENV, todo[2].key)
+    monkeypatch.setenv(sweep_fakes.CRASH_ENV, todo[3].key)  # batch 2 of this run (todo[2], [3], [4] one a batch)
+    log = quiet()
+    report = sweep(todo, out, options(gpus=("0",), batch_size=1, note=NOTE), progress=log)
+    rows = read_rows(out)
+    assert out.read_text().startswith(earlier) and report.new_rows == len(rows) - earlier_rows
+    assert set(pairs(rows)) == expected_pairs(todo) and max(pairs(rows).values()) == 1
+    details = [{(r["status"], r["detail"]) for r in rows if r["problem"] == p.key} for p in todo]
+    assert details == [{("ok", "")}, {("ok", "gpu 0")}, {("ok", NOTE)},
+                       {("crash", f"batch 2 on GPU 0: worker exited with code 3 while measuring this problem; {NOTE}")},
+                       {("ok", f"gpu 0; {NOTE}")}]
+    assert f"; new rows noted {NOTE!r}\n" in log.stream.getvalue()
+
+
+def test_cli_note_reaches_the_rows(tmp_path):
+    write_problems(tmp_path / "problems.csv", problems(1))
+    code = main(["bench", "sweep", "--rule-set", "tiny", "--problems", str(tmp_path / "problems.csv"),
+                 "--out", str(tmp_path / "out.csv"), "--gpus", "0", "--arch", "sm_90", "--measure",
+                 "sweep_fakes:measure", "--warm", "none", "--note", NOTE])
+    rows = read_rows(tmp_path / "out.csv")
+    assert code == 0 and set(pairs(rows)) == expected_pairs(problems(1))
+    assert {r["detail"] for r in rows} == {f"gpu 0; {NOTE}"}
 
 
 def test_a_segfault_is_reported_with_the_signal_and_the_last_line_of_stderr(tmp_path, monkeypatch):
