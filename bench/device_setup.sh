@@ -36,7 +36,9 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-network-like-seed8-default-bf16-gputime:train-network-like-seed8-synthetic-bf16
   train-network-quantized-seed1-default-bf16-gputime:train-network-quantized-seed1-synthetic-bf16
   train-odd-groups-seed1-default-bf16-gputime:train-odd-groups-seed1-synthetic-bf16
-  train-seed15-default-fp16-gputime:train-seed15-synthetic-fp16"
+  train-seed15-default-fp16-gputime:train-seed15-synthetic-fp16
+  train-seed16-default-bf16-gputime:train-seed16-synthetic-bf16
+  train-seed17-bwd-weight-default-bf16-gputime:train-seed17-bwd-weight-synthetic-bf16"
 
 # The committed sweeps (of ALL_SWEEPS, held-out ones first) whose problems hold depthwise bwd_data at stride 2 x 2 with a
 # 3x3, 5x5 or 7x7 filter and multiplier 1, 2 or 4: what the stride-2 sliding-rows kernels run
@@ -55,7 +57,8 @@ STRIDED_DEPTHWISE_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16
   train-network-like-seed7-default-bf16-gputime:train-network-like-seed7-synthetic-bf16
   train-network-like-seed8-default-bf16-gputime:train-network-like-seed8-synthetic-bf16
   train-network-quantized-seed1-default-bf16-gputime:train-network-quantized-seed1-synthetic-bf16
-  train-seed15-default-fp16-gputime:train-seed15-synthetic-fp16"
+  train-seed15-default-fp16-gputime:train-seed15-synthetic-fp16
+  train-seed16-default-bf16-gputime:train-seed16-synthetic-bf16"
 
 # ... and those whose problems hold tiny groups (C/G = 2 or 4) so (bench/device_strided_sliding_adopt.sh tiny).
 STRIDED_TINY_SWEEPS="tiny-groups/tiny-groups-default-bf16:tiny-groups-synthetic-bf16
@@ -68,7 +71,8 @@ STRIDED_TINY_SWEEPS="tiny-groups/tiny-groups-default-bf16:tiny-groups-synthetic-
   train-tiny-groups-seed79-default-fp16-gputime:train-tiny-groups-seed79-synthetic-fp16
   train-network-like-seed1-default-bf16-gputime:train-network-like-seed1-synthetic-bf16
   train-network-like-seed8-default-bf16-gputime:train-network-like-seed8-synthetic-bf16
-  train-seed15-default-fp16-gputime:train-seed15-synthetic-fp16"
+  train-seed15-default-fp16-gputime:train-seed15-synthetic-fp16
+  train-seed16-default-bf16-gputime:train-seed16-synthetic-bf16"
 
 # The training problem files that hold tiny groups (C/G = 2 or 4), bf16 and the fp16 seed-79 set (never the held-out
 # files): the problems of the tiny-group A/Bs (bench/device_tiny_sliding*.sh).
