@@ -46,6 +46,19 @@ def test_the_forward_twin_computes_bwd_data_exactly(case):
     assert torch.allclose(dx, reference(problem, dy, w), rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("channels_last", [True, False])
+def test_the_twin_filter_holds_each_weight_where_the_formula_says(channels_last):
+    """w'[g*C + c, k, y, x] = w[g*K + k, c, Y-1-y, X-1-x], channels_last whatever the layout of w."""
+    G, K, C, Y, X = 3, 2, 4, 3, 2
+    w = torch.arange(G * K * C * Y * X, dtype=torch.float64).reshape(G * K, C, Y, X)
+    w = w.contiguous(memory_format=torch.channels_last) if channels_last else w
+    twin = twin_filter(w, G)
+    assert twin.shape == (G * C, K, Y, X) and twin.is_contiguous(memory_format=torch.channels_last)
+    for g, c, k, y, x in ((0, 0, 0, 0, 0), (2, 3, 1, 2, 1), (1, 2, 0, 1, 0), (2, 0, 1, 0, 1)):
+        assert twin[g * C + c, k, y, x] == w[g * K + k, c, Y - 1 - y, X - 1 - x]
+    assert sorted(twin.flatten().tolist()) == sorted(w.flatten().tolist())  # every weight once
+
+
 @pytest.mark.parametrize("dtype", ["fp32", "fp16"])
 def test_gconv_forward_kernels_compute_bwd_data_through_the_twin(dtype):
     """Every `tiny` forward candidate of the twin, run under the interpreter on dY and the twin filter."""
