@@ -599,11 +599,13 @@ def test_the_no_vendor_twins_of_bench_vendor_candidate_never_pick_the_vendor_pat
     root = tmp_path / "models"
     train_without_vendor([SAMPLE], root)  # the sample is fwd / bf16 only: so is the held-out part below
     assert "cudnn" not in load_model("fwd", "bf16", "sm_90", root).metadata.kernel_pool
-    held = {"held": []}
-    for path in BF16_HELD_OUT_FILES:
+
+    def fwd_rows(path: Path, copy: Path) -> Path:
         lines = path.read_text().splitlines()
-        held["held"].append(tmp_path / f"fwd-{len(held['held'])}.csv")
-        held["held"][-1].write_text("\n".join([lines[0]] + [line for line in lines[1:] if line.startswith("fwd,")]))
+        copy.write_text("\n".join([lines[0]] + [line for line in lines[1:] if line.startswith("fwd,")]))
+        return copy
+
+    held = {"held": [fwd_rows(path, tmp_path / f"fwd-{i}.csv") for i, path in enumerate(BF16_HELD_OUT_FILES)]}
     before, shipped = picks(root, held), picks(model_module.MODELS_DIR, held)
     assert before.keys() == shipped.keys() and len(before) == 65  # 4 problems are in two files
     assert not any(name == "cudnn" for _, name in before.values())
