@@ -23,7 +23,7 @@ ENUMS = {
 CONFIG_FIELDS = ("direction", "dtype", "algorithm", "block_m", "block_n", "block_k", "num_warps", "num_stages",
                  "pipeline", "raster_group", "vector_width", "groups_to_merge", "split_k", "tile_w", "filter_size",
                  "multiplier", "group_channels", "sliding_rows", "tap_major", "two_stage", "explicit_gemm",
-                 "last_arrival", "aligned_k")
+                 "last_arrival", "aligned_k", "via_fwd")
 TARGETS = ("log_time", "log_time_over_roofline", "log_time_over_analytic")  # heuristics/target.py, as C indices
 
 

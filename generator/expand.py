@@ -8,7 +8,7 @@ from typing import Iterator, Mapping
 from pydantic import ValidationError
 
 from gconv.errors import ExpressionError, RuleError
-from gconv.schemas import Algorithm, ArchSpec, Constraint, KernelConfig, Rule
+from gconv.schemas import Algorithm, ArchSpec, Constraint, Direction, KernelConfig, Rule
 
 from .derived import constraint_environment, filter_environment
 from .loader import LoadedRuleSet
@@ -46,7 +46,8 @@ def depthwise_group_channels(rule: Rule) -> list[int]:
 
 def rule_candidates(rule: Rule, arch: ArchSpec) -> Iterator[dict]:
     """Every axis combination of a rule, as KernelConfig keyword arguments (in a fixed order). last_arrival is a way
-    to reduce splits: an unsplit instance is expanded once, without it."""
+    to reduce splits: an unsplit instance is expanded once, without it; via_fwd is an axis of bwd_data only (a rule's
+    fwd instances are expanded once)."""
     for direction, dtype in itertools.product(rule.directions, rule.dtypes):
         for tile in rule.tiles:
             for (block_k, warps, tile_w, stages, pipeline, raster, vector, merge, split, filter_size,
@@ -56,8 +57,9 @@ def rule_candidates(rule: Rule, arch: ArchSpec) -> Iterator[dict]:
                 rule.multipliers or [0], depthwise_group_channels(rule), rule.tap_major, rule.two_stage,
                 rule.explicit_gemm, rule.sliding_rows,
             ):
-                for last_arrival, aligned_k in itertools.product(rule.last_arrival if split > 1 else [False],
-                                                                 rule.aligned_k):
+                for last_arrival, aligned_k, via_fwd in itertools.product(
+                        rule.last_arrival if split > 1 else [False], rule.aligned_k,
+                        rule.via_fwd if direction is Direction.bwd_data else [False]):
                     yield dict(
                         direction=direction, dtype=dtype, algorithm=rule.algorithm, block_m=tile.block_m,
                         block_n=tile.block_n, block_k=block_k, num_warps=warps, num_stages=stages, pipeline=pipeline,
@@ -65,7 +67,7 @@ def rule_candidates(rule: Rule, arch: ArchSpec) -> Iterator[dict]:
                         groups_to_merge=merge, split_k=split, tile_w=tile_w, filter_size=filter_size,
                         multiplier=multiplier, group_channels=group_channels, tap_major=tap_major,
                         two_stage=two_stage, explicit_gemm=explicit_gemm, sliding_rows=sliding_rows,
-                        last_arrival=last_arrival, aligned_k=aligned_k,
+                        last_arrival=last_arrival, aligned_k=aligned_k, via_fwd=via_fwd,
                     )
 
 

@@ -1,7 +1,7 @@
 """Say which rule admits or excludes a kernel configuration, set by set (for `gconv rules explain`)."""
 from __future__ import annotations
 
-from gconv.schemas import ArchSpec, KernelConfig, Rule
+from gconv.schemas import ArchSpec, Direction, KernelConfig, Rule
 
 from .derived import filter_environment
 from .expand import depthwise_group_channels, first_violation
@@ -42,6 +42,7 @@ def axis_mismatch(rule: Rule, config: KernelConfig, arch: ArchSpec) -> str | Non
         ("sliding_rows", config.sliding_rows, rule.sliding_rows),
         ("last_arrival", config.last_arrival, rule.last_arrival if config.split_k > 1 else [False]),
         ("aligned_k", config.aligned_k, rule.aligned_k),
+        ("via_fwd", config.via_fwd, rule.via_fwd if config.direction is Direction.bwd_data else [False]),
     ]
     for axis, value, allowed in more:
         if value not in allowed:

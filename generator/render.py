@@ -407,6 +407,7 @@ def adds_atomically(config: KernelConfig) -> bool:
 def template_choices(config: KernelConfig) -> dict[str, str]:
     """The template's decisions that are not kernel axes (they do not change an instance's name), made from the
     config. bench/ab_variant.py renders twins with another choice to measure one before it becomes the rule here."""
+    config = config.kernel  # a via_fwd instance's choices are its forward kernel's
     return {"tap_loop": tap_loop(config), "k_walk": k_walk(config), "loop_stages": loop_stages(config),
             "channel_reduce": channel_reduce(config), "filter_programs": "apart", "atomics": "relaxed",
             "tap_walk": "carry", "group_rows": "compare", "bounds": "unsigned", "dy_view": "flat",
@@ -427,7 +428,8 @@ def checked_choices(config: KernelConfig, overrides: dict[str, str] | None) -> d
 
 def render_context(config: KernelConfig, provenance: Provenance, choices: dict[str, str] | None = None) -> dict:
     """Every decision the template needs, made here in Python; the template only substitutes. choices overrides
-    template_choices(config)."""
+    template_choices(config). A via_fwd instance is its forward kernel's source under its own name."""
+    name, via_fwd, config = config.name, config.via_fwd, config.kernel
     decided = checked_choices(config, choices)
     if not has_tap_loop(config):  # an override changes nothing there
         decided["tap_loop"] = "unrolled"
@@ -467,7 +469,8 @@ def render_context(config: KernelConfig, provenance: Provenance, choices: dict[s
     if config.last_arrival and config.algorithm is Algorithm.igemm:  # the epilogue is _conv_tile's
         operands += ["ws_ptr", "arrivals_ptr"]
     return {
-        "name": config.name,
+        "name": name,
+        "via_fwd": via_fwd,
         "generator_version": GENERATOR_VERSION,
         "rule_files": list(provenance.rule_files),
         "rule": provenance.rule,
@@ -564,6 +567,7 @@ def _environment() -> jinja2.Environment:
 def render(config: KernelConfig, provenance: Provenance, choices: dict[str, str] | None = None) -> str:
     """The complete Triton source of one instance (choices: template_choices overrides, for A/B twins)."""
     context = render_context(config, provenance, choices)
-    name = "depthwise_unrolled_bwd_weight.py.j2" if context["filter_programs"] == "unrolled" else template_name(config)
+    name = "depthwise_unrolled_bwd_weight.py.j2" if context["filter_programs"] == "unrolled" else \
+        template_name(config.kernel)
     text = _environment().get_template(name).render(ctx=context)
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"

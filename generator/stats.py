@@ -11,7 +11,7 @@ from .expand import Instance
 
 AXES = ("algorithm", "pipeline", "block_m", "block_n", "block_k", "num_warps", "num_stages", "raster_group",
         "vector_width", "groups_to_merge", "split_k", "tap_major", "two_stage", "explicit_gemm", "group_channels",
-        "sliding_rows", "last_arrival", "aligned_k")
+        "sliding_rows", "last_arrival", "aligned_k", "via_fwd")
 
 
 def _value(instance: Instance, axis: str) -> object:

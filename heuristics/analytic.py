@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gconv.runtime.grid import cdiv, residue_taps, row_tiles, tile_grid
+from gconv.runtime.support import forward_twin
 from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig, Pipeline, Problem
 
 LAUNCH_LATENCY_S = 4e-6
@@ -145,8 +146,20 @@ def padded_reduction(config: KernelConfig, problem: Problem) -> int:
     return row_tiles(config, p) * cdiv(p.gemm.K, bk) * bk
 
 
+def twin_filter_seconds(problem: Problem, arch: ArchSpec) -> float:
+    """What a via_fwd candidate adds to its forward kernel's time: one launch that reads and writes the filter once
+    (runtime/forward_twin.py twin_filter) at the arch's DRAM bandwidth."""
+    p = problem
+    return 2 * p.G * p.K * p.C * p.Y * p.X * p.dtype.bytes / (arch.dram_bandwidth_gbs * 1e9) + LAUNCH_LATENCY_S
+
+
 def estimate(config: KernelConfig, problem: Problem, arch: ArchSpec) -> Estimate:
-    """Analytic time of config on problem (the config must support the problem)."""
+    """Analytic time of config on problem (the config must support the problem); a via_fwd config's is its forward
+    kernel's on the forward twin plus the filter's transposition (twin_filter_seconds, memory time)."""
+    if config.via_fwd:
+        twin = estimate(config.kernel, forward_twin(problem), arch)
+        extra = twin_filter_seconds(problem, arch)
+        return Estimate(twin.seconds + extra, twin.compute_s, twin.memory_s + extra, twin.wave_utilisation)
     grid = tile_grid(config, problem)
     programs = grid[0] * grid[1] * grid[2]
     slots = arch.sm_count * resident_blocks_per_sm(config, arch)

@@ -15,10 +15,11 @@ from typing import NamedTuple
 import numpy as np
 
 from gconv.runtime.grid import cdiv, col_tiles, residue_taps, row_tiles, tile_grid, tile_rows_cols
+from gconv.runtime.support import forward_twin
 from gconv.schemas import Algorithm, ArchSpec, Direction, KernelConfig, Pipeline, Problem
 
 from .analytic import (LAUNCH_LATENCY_S, PERSISTENT_GAIN, estimate, memory_efficiency, padded_reduction,
-                       padding_copy_seconds, peak_flops, problem_bytes, resident_blocks_per_sm)
+                       padding_copy_seconds, peak_flops, problem_bytes, resident_blocks_per_sm, twin_filter_seconds)
 
 FEATURE_VERSION = 12  # 2: the depthwise algorithm (algorithm_depthwise, tile_w, filter_size, multiplier); 3: tap_major;
 # 4: two_stage; 5: pipeline_streamk; 6: explicit_gemm; 7: sliding_rows; 8: waste_m / waste_n of the direct and depthwise
@@ -62,11 +63,16 @@ def kernel_features(config: KernelConfig) -> list[float]:
 
 
 def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,
-                     original: Problem | None = None) -> list[float]:
+                     original: Problem | None = None, extra_seconds: float = 0.0) -> list[float]:
     """Launch shape, waves, padding waste per GEMM axis and the analytic estimate.
 
-    problem is what the kernel runs (after channel padding); original, when given, the problem before padding.
+    problem is what the kernel runs (after channel padding); original, when given, the problem before padding. A
+    via_fwd config's are its forward kernel's on the forward twins, the filter's transposition added to the analytic
+    seconds and memory seconds (extra_seconds: what is added there).
     """
+    if config.via_fwd:
+        return derived_features(config.kernel, forward_twin(problem), arch, forward_twin(original or problem),
+                                twin_filter_seconds(problem, arch))
     grid = tile_grid(config, problem)
     programs = grid[0] * grid[1] * grid[2]
     slots = arch.sm_count * resident_blocks_per_sm(config, arch)
@@ -99,8 +105,8 @@ def derived_features(config: KernelConfig, problem: Problem, arch: ArchSpec,
     timing = estimate(config, problem, arch)
     copies = padding_copy_seconds(before, problem.C, problem.K, arch)  # 0 unpadded
     return [math.log2(programs), waves, tail, waste_m, waste_n, waste_k, math.log2(padded_work),
-            padded_work / programs, growth, math.log2(timing.seconds + copies), math.log2(max(timing.compute_s, 1e-12)),
-            math.log2(max(timing.memory_s + copies, 1e-12))]
+            padded_work / programs, growth, math.log2(timing.seconds + copies + extra_seconds),
+            math.log2(max(timing.compute_s, 1e-12)), math.log2(max(timing.memory_s + copies + extra_seconds, 1e-12))]
 
 
 def cuda_core_waste(config: KernelConfig, problem: Problem) -> tuple[float, float]:
@@ -136,16 +142,45 @@ def feature_matrix(problem: Problem, candidates: list[tuple[KernelConfig, Proble
     """
     if not candidates:
         return np.empty((0, len(FEATURE_NAMES)))
+    if any(config.via_fwd for config, _ in candidates):
+        return _with_via_rows(problem, candidates, arch)
+    return _vectorised(problem, candidates, arch)
+
+
+def _vectorised(problem: Problem, candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec,
+                extra_seconds: np.ndarray | float = 0.0) -> np.ndarray:
+    """feature_matrix of a list without via_fwd candidates (derived_features' extra_seconds per candidate)."""
     kernels = _kernel_columns(candidates, arch)
     distinct = {id(runs): runs for _, runs in candidates}  # the problems run, by identity (unpadded share one)
     if kernels.direction is None or any(p.direction is not kernels.direction for p in distinct.values()):
-        return feature_rows(problem, candidates, arch)
+        extra = np.broadcast_to(extra_seconds, len(candidates))
+        return np.asarray([problem_features(problem) + kernel_features(config)
+                           + derived_features(config, runs, arch, problem, float(seconds)) + [0.0]
+                           for (config, runs), seconds in zip(candidates, extra)], dtype=np.float64)
     out = np.empty((len(candidates), len(FEATURE_NAMES)))
     out[:, :_KERNEL_START] = problem_features(problem)
     out[:, _KERNEL_START:_DERIVED_START] = kernels.features
     _fill_derived(out[:, _DERIVED_START:_VENDOR].T, kernels, _run_columns(candidates, distinct, kernels.direction),
-                  problem)
+                  problem, extra_seconds)
     out[:, _VENDOR] = 0.0
+    return out
+
+
+def _with_via_rows(problem: Problem, candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec) -> np.ndarray:
+    """feature_matrix of a list with via_fwd candidates: their rows are their forward kernels' on the forward twins
+    (vectorised as one list), with the problem's own features and the filter's transposition added to the analytic
+    seconds (derived_features); the others' as ever."""
+    via = [i for i, (config, _) in enumerate(candidates) if config.via_fwd]
+    native = [i for i, (config, _) in enumerate(candidates) if not config.via_fwd]
+    out = np.empty((len(candidates), len(FEATURE_NAMES)))
+    if native:
+        out[native] = _vectorised(problem, [candidates[i] for i in native], arch)
+    runs = [candidates[i][1] for i in via]
+    transposition = {id(r): twin_filter_seconds(r, arch) for r in runs}
+    twins = [(candidates[i][0].kernel, forward_twin(r)) for i, r in zip(via, runs)]  # one twin object a problem
+    rows = _vectorised(forward_twin(problem), twins, arch, np.array([transposition[id(r)] for r in runs]))
+    rows[:, :_KERNEL_START] = problem_features(problem)
+    out[via] = rows
     return out
 
 
@@ -428,8 +463,10 @@ def _residue_steps(k: _KernelColumns, r: _RunColumns, original: Problem, steps: 
     return per_class, walked, igemm
 
 
-def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, original: Problem) -> None:
-    """Write derived_features, the analytic estimate included, into derived: one row per DERIVED_FEATURES name."""
+def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, original: Problem,
+                  extra_seconds: np.ndarray | float = 0.0) -> None:
+    """Write derived_features, the analytic estimate included, into derived: one row per DERIVED_FEATURES name
+    (extra_seconds: derived_features', per candidate)."""
     (log2_programs, waves, tail, _, _, _, log2_padded_work, work_per_program, growth, log2_seconds, log2_compute_s,
      log2_memory_s) = derived
     extents = _extents(k, r)
@@ -481,5 +518,7 @@ def _fill_derived(derived: np.ndarray, k: _KernelColumns, r: _RunColumns, origin
     copies = padding_copy_seconds(original, r.C, r.K, k.arch)  # channel padding's copies (0 unpadded)
     seconds += copies
     memory_s += copies
+    seconds += extra_seconds
+    memory_s += extra_seconds
     estimate = derived[_ESTIMATE]  # seconds, compute_s, memory_s
     np.log2(np.maximum(estimate, _ESTIMATE_FLOORS, out=estimate), out=estimate)

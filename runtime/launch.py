@@ -12,7 +12,9 @@ import triton
 from gconv.schemas import Direction, KernelConfig, Pipeline, Problem
 
 from .arrival_workspace import arrival_workspace
+from .forward_twin import twin_filter
 from .grid import arrival_blocks, streamk_steps, tile_grid
+from .support import forward_twin
 
 _COMPILE_ONLY: ContextVar[bool] = ContextVar("gconv_compile_only", default=False)
 
@@ -93,7 +95,8 @@ def run(module: ModuleType, config: KernelConfig, problem: Problem, a: torch.Ten
         out: torch.Tensor, *, num_programs: int | None = None) -> torch.Tensor:
     """Compute problem into out with (a, b) in the CK runner order: fwd (x, w), bwd_data (dy, w), bwd_weight (x, dy).
 
-    out must be torch-shaped with channel stride 1. A split fwd kernel reduces by last arrival into out itself (in
+    out must be torch-shaped with channel stride 1. A via_fwd bwd_data kernel runs the forward twin
+    (Problem.forward_twin): dY and the twin filter (one pass over w, runtime/forward_twin.py) into dX. A split fwd kernel reduces by last arrival into out itself (in
     the kept workspace of runtime/arrival_workspace.py). bwd_weight with split_k > 1 (and StreamK) accumulates into a
     zeroed fp32 workspace with fp32 atomics and then casts into out (a last-arrival kernel does both itself, in a
     workspace the runtime keeps zeroed between launches); a two-stage kernel stores each split's partial
@@ -102,6 +105,9 @@ def run(module: ModuleType, config: KernelConfig, problem: Problem, a: torch.Ten
     """
     if problem.direction is Direction.fwd:
         launch(module, config, problem, a, b, out, num_programs=num_programs)
+    elif config.via_fwd:  # dX is the forward twin's output: dY convolved with the twin filter
+        twin = forward_twin(problem)
+        launch(module, config.kernel, twin, a, twin_filter(b, problem.G), out, num_programs=num_programs)
     elif problem.direction is Direction.bwd_data:
         launch(module, config, problem, out, b, a, num_programs=num_programs)
     elif config.two_stage:

@@ -1,6 +1,8 @@
 """Whether a kernel instance can run a problem, and if not, why (a reason string, never a bare bool)."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from gconv.schemas import Algorithm, Direction, KernelConfig, Pipeline, Problem
 
 from .grid import cdiv
@@ -20,12 +22,27 @@ def support_key(problem: Problem) -> tuple:
     return p.direction, p.dtype, p.G, p.C, p.K, p.Y, p.X, p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dil_h, p.dil_w
 
 
+@lru_cache(maxsize=4096)
+def forward_twin(problem: Problem) -> Problem | None:
+    """Problem.forward_twin, cached: one object per problem (selection asks for it once per via_fwd candidate)."""
+    return problem.forward_twin()
+
+
 def unsupported_reason(config: KernelConfig, problem: Problem) -> str | None:
     """None if config computes problem correctly, else the first reason it cannot."""
     if config.direction is not problem.direction:
         return f"kernel direction {config.direction.value} != problem direction {problem.direction.value}"
     if config.dtype is not problem.dtype:
         return f"kernel dtype {config.dtype.value} != problem dtype {problem.dtype.value}"
+    if config.via_fwd:
+        twin = forward_twin(problem)
+        if twin is None:
+            return (f"via_fwd runs stride-1 bwd_data as its forward twin: needs stride 1 and padding at most "
+                    f"dilation x (filter - 1), got stride {problem.stride_h}x{problem.stride_w}, padding "
+                    f"{problem.pad_h}x{problem.pad_w}, dilation {problem.dil_h}x{problem.dil_w}, filter "
+                    f"{problem.Y}x{problem.X}")
+        reason = unsupported_reason(config.kernel, twin)
+        return None if reason is None else f"its forward twin: {reason}"
     v = config.vector_width
     if config.algorithm is Algorithm.depthwise:
         return _depthwise_reason(config, problem)

@@ -42,6 +42,9 @@ CONFIG_FIELDS: dict[str, str] = {
                  "K % 16 == 0 the compiler sees the alignment and the plain kernel stores whole vectors already)",
     "explicit_gemm": "igemm fwd for 1x1, stride-1, unpadded convolutions: the pixels are the GEMM rows as they lie in "
                      "memory (with tma, the input is read through a 2-D tensor descriptor too)",
+    "via_fwd": "igemm bwd_data: runs a stride-1 problem as its forward twin (dY convolved with the flipped, "
+               "channel-swapped filter) on the forward kernel of the same axes, which the fwd descriptions of the "
+               "other axes then describe",
 }
 
 TILE_ALIASES: dict[str, str] = {"tile_m": "block_m", "tile_n": "block_n", "tile_k": "block_k"}

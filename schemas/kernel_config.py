@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .enums import PIPELINE_TOKENS, Algorithm, Direction, DType, Pipeline
 
@@ -24,11 +25,13 @@ _TOKEN_PIPELINES = {token: pipeline for pipeline, token in PIPELINE_TOKENS.items
 # depthwise kernel with sliding rows built for row stride S (absent for the per-tap kernels); a `ts`
 # after the split count marks a two-stage split reduction (fp32 workspace slices, then one summing pass), an `la` a
 # last-arrival one (atomics into a zeroed fp32 workspace the runtime keeps; the last split to finish a block casts it).
+# _vf (last of the igemm tokens, before the split) marks a bwd_data instance that runs a forward kernel on the problem's
+# forward twin (stride 1): the other tokens are that forward kernel's.
 _NAME_RE = re.compile(
     r"^(?P<direction>fwd|bwd_data|bwd_weight)_(?P<dtype>fp16|bf16|fp32)_(?:"
     r"igemm_m(?P<bm>\d+)n(?P<bn>\d+)k(?P<bk>\d+)_w(?P<iw>\d+)_s(?P<stages>\d+)_(?P<pipe>ms|tma|pers|strk)"
     r"_g(?P<raster>\d+)_v(?P<iv>\d+)_mg(?P<merge>\d+)(?P<tm>_tm)?(?P<xg>_xg)?(?:_px(?P<ph>\d+)x(?P<pw>\d+))?"
-    r"(?P<ak>_ak)?"
+    r"(?P<ak>_ak)?(?P<vf>_vf)?"
     r"|direct_p(?P<bp>\d+)c(?P<bc>\d+)_w(?P<dw>\d+)_v(?P<dv>\d+)"
     r"|depthwise_t(?P<th>\d+)x(?P<tw>\d+)c(?P<gc>\d+)_f(?P<fs>\d+)_m(?P<mult>\d+)"
     r"(?:_cpg(?P<cpg>\d+))?(?:_sr(?P<sr>\d+))?"
@@ -91,6 +94,7 @@ class KernelConfig(BaseModel):
     explicit_gemm: bool = False
     last_arrival: bool = False
     aligned_k: bool = False
+    via_fwd: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -102,6 +106,9 @@ class KernelConfig(BaseModel):
 
     @model_validator(mode="after")
     def _axes_are_consistent(self) -> "KernelConfig":
+        if self.via_fwd:
+            self._check_via_forward()
+            return self
         for field in ("block_m", "block_n", "block_k", "num_warps", "vector_width", "groups_to_merge"):
             if not _is_power_of_two(getattr(self, field)):
                 raise ValueError(f"{field} must be a power of two, got {getattr(self, field)}")
@@ -145,6 +152,24 @@ class KernelConfig(BaseModel):
         if self.algorithm is Algorithm.depthwise:
             self._check_depthwise_axes()
         return self
+
+    def _check_via_forward(self) -> None:
+        """A via_fwd instance is a bwd_data name for a valid igemm forward kernel (`kernel`): its axes are checked
+        as that kernel's."""
+        if self.direction is not Direction.bwd_data or self.algorithm is not Algorithm.igemm:
+            raise ValueError("via_fwd is an axis of the igemm bwd_data kernels (a stride-1 bwd_data problem runs as "
+                             f"its forward twin on a forward kernel), got {self.direction.value} "
+                             f"{self.algorithm.value}")
+        try:
+            forward_kernel(self)
+        except ValidationError as error:
+            message = error.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+            raise ValueError(f"via_fwd runs the forward kernel of the same axes, which is invalid: {message}") from None
+
+    @property
+    def kernel(self) -> "KernelConfig":
+        """The kernel that runs: the forward one of a via_fwd instance (one object per config), else self."""
+        return forward_kernel(self) if self.via_fwd else self
 
     def _check_forward_split(self) -> None:
         """A forward split shares the flat reduction (taps x channels) of one group's output tile among split_k
@@ -211,6 +236,8 @@ class KernelConfig(BaseModel):
         channels with aligned_k), the input and output channels of its backward directions. () for vector width 1."""
         if self.vector_width == 1:
             return ()
+        if self.via_fwd:  # the twin's C and K are the problem's K and C
+            return tuple({"C": "K", "K": "C"}[size] for size in self.kernel.vector_aligned_sizes)
         if self.algorithm in (Algorithm.depthwise, Algorithm.direct):
             return ("G",)
         return ("C",) if self.direction is Direction.fwd and not self.aligned_k else ("C", "K")
@@ -247,6 +274,7 @@ class KernelConfig(BaseModel):
                 f"_{self.pipeline.token}_g{self.raster_group}_v{self.vector_width}_mg{self.groups_to_merge}"
                 f"{'_tm' if self.tap_major else ''}{'_xg' if self.explicit_gemm else ''}"
                 f"{f'_px{self.tile_h}x{self.tile_w}' if self.tile_w else ''}{'_ak' if self.aligned_k else ''}"
+                f"{'_vf' if self.via_fwd else ''}"
             )
         elif self.algorithm is Algorithm.direct:
             body = f"direct_p{self.block_m}c{self.block_n}_w{self.num_warps}_v{self.vector_width}"
@@ -271,10 +299,11 @@ class KernelConfig(BaseModel):
         parts = match.groupdict()
         direction = Direction(parts["direction"])
         has_split = parts["split"] is not None
-        forward_split = direction is Direction.fwd and has_split and int(parts["split"]) > 1
+        via_fwd = parts["vf"] is not None
+        forward_split = (direction is Direction.fwd or via_fwd) and has_split and int(parts["split"]) > 1
         if has_split != (direction is Direction.bwd_weight) and not forward_split:
             raise ValueError(f"{name!r}: the _sk<split> token is present exactly for bwd_weight kernels and, with a "
-                             "split above 1, for split fwd kernels")
+                             "split above 1, for split fwd kernels (and their via_fwd bwd_data twins)")
         common = {"direction": direction, "dtype": DType(parts["dtype"]),
                   "split_k": int(parts["split"] or 1), "two_stage": parts["reduce"] == "ts",
                   "last_arrival": parts["reduce"] == "la"}
@@ -285,7 +314,7 @@ class KernelConfig(BaseModel):
                 pipeline=_TOKEN_PIPELINES[parts["pipe"]], raster_group=int(parts["raster"]),
                 vector_width=int(parts["iv"]), groups_to_merge=int(parts["merge"]), tap_major=parts["tm"] is not None,
                 explicit_gemm=parts["xg"] is not None, tile_w=int(parts["pw"] or 0),
-                aligned_k=parts["ak"] is not None,
+                aligned_k=parts["ak"] is not None, via_fwd=via_fwd,
             )
         if parts["bp"] is not None:
             return cls(
@@ -303,3 +332,10 @@ class KernelConfig(BaseModel):
     def axes(self) -> dict[str, object]:
         """Every axis as plain JSON values (enum values as strings), in field order."""
         return self.model_dump(mode="json")
+
+
+@lru_cache(maxsize=8192)
+def forward_kernel(config: KernelConfig) -> KernelConfig:
+    """The forward kernel a via_fwd bwd_data config runs (cached, so that equal configs share one object: the feature
+    caches key on identity)."""
+    return KernelConfig(**{**config.model_dump(), "direction": Direction.fwd, "via_fwd": False})

@@ -105,11 +105,12 @@ class Rule(_Strict):
     sliding_rows: list[Annotated[int, Field(ge=0, le=2)]] = Field(default=[0], min_length=1)
     last_arrival: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
     aligned_k: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
+    via_fwd: list[Annotated[bool, Strict()]] = Field(default=[False], min_length=1)
     constraints: list[Constraint] = []
 
     @field_validator("directions", "dtypes", "num_stages", "pipelines", "raster_groups", "vectors", "split_k",
                      "filter_sizes", "tap_major", "two_stage", "explicit_gemm", "sliding_rows", "last_arrival",
-                     "aligned_k")
+                     "aligned_k", "via_fwd")
     @classmethod
     def _no_repeats(cls, values: list) -> list:
         return _unique(values, "the list")
@@ -138,6 +139,9 @@ class Rule(_Strict):
                              "algorithm only")
         if self.algorithm is Algorithm.direct and any(tile.tile_w is not None for tile in self.tiles):
             raise ValueError("tiles[].tile_w is an axis of the depthwise algorithm and of the igemm pixel boxes only")
+        if True in self.via_fwd and (self.algorithm is not Algorithm.igemm or Direction.bwd_data not in self.directions):
+            raise ValueError("via_fwd: [true] makes bwd_data twins of igemm forward kernels: it needs the igemm "
+                             "algorithm and bwd_data among the directions")
         return self
 
 

@@ -41,7 +41,8 @@ def test_list_selects_by_filter_and_exports_json(capsys):
                    "block_k": 32, "num_warps": 4, "num_stages": 3, "pipeline": "persistent", "raster_group": 1,
                    "vector_width": 4, "groups_to_merge": 1, "split_k": 1, "tile_w": 0, "filter_size": 0,
                    "multiplier": 0, "group_channels": 0, "sliding_rows": 0, "tap_major": False,
-                   "two_stage": False, "explicit_gemm": False, "last_arrival": False, "aligned_k": False}}
+                   "two_stage": False, "explicit_gemm": False, "last_arrival": False, "aligned_k": False,
+                   "via_fwd": False}}
 
 
 @pytest.mark.parametrize("text, message", [
@@ -50,7 +51,7 @@ def test_list_selects_by_filter_and_exports_json(capsys):
                      "dtype, explicit_gemm, filter_size, group_channels, groups_to_merge, last_arrival, multiplier, "
                      "name, num_stages, num_warps, "
                      "pipeline, raster_group, rule, sliding_rows, split_k, tap_major, tile_k, tile_m, tile_n, tile_w, "
-                     "two_stage, vector_width\n"
+                     "two_stage, vector_width, via_fwd\n"
                      "    tile_nn >= 1\n"
                      "    ^\n"),
     ("__import__('os')", "error: expected an operator or the end of the expression, found '('\n"

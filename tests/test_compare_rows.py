@@ -48,7 +48,7 @@ def test_by_groups_within_a_direction_and_names_an_unknown_field(tmp_path):
         "block_n, "
         "detail, dil_h, dil_w, direction, dtype, explicit_gemm, filter_size, group_channels, groups_to_merge, last_arrival, "
         "multiplier, num_stages, num_warps, pad_h, pad_w, pipeline, raster_group, shape_class, sliding_rows, split_k, "
-        "status, stride_h, stride_w, tap_major, tile_w, time_ms, two_stage, vector_width")
+        "status, stride_h, stride_w, tap_major, tile_w, time_ms, two_stage, vector_width, via_fwd")
 
 
 def test_rev_pools_each_file_against_its_committed_version(tmp_path, capsys):

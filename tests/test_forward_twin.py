@@ -71,3 +71,20 @@ def test_gconv_forward_kernels_compute_bwd_data_through_the_twin(dtype):
     for name in names:
         dx = gconv.conv_fwd(dy, twin_filter(w, problem.G), **twin_args(twin), kernel=name, rule_set="tiny")
         assert relative_error(dx, expected) < INTERPRETER_ERROR_BOUND[DType(dtype)], name
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "fp16"])
+@pytest.mark.parametrize("case", ["grouped", "dilated-asymmetric", "dense-1x1"])
+def test_every_via_fwd_kernel_of_tests_computes_bwd_data(dtype, case):
+    """conv_bwd_data with every via_fwd candidate of `tests` (the forward kernel on the twin, after twin_filter; some
+    after channel padding) against the float64 bwd_data, under the interpreter."""
+    problem = bwd_data(dtype, **CASES[case])
+    dy, w = random_operands(problem)
+    expected = reference(problem, dy, w)
+    names = [name for name in gconv.kernels_for(problem, rule_set="tests") if "_vf" in name]
+    assert len(names) >= 5
+    for name in names:
+        dx = gconv.conv_bwd_data(dy, w, (problem.N, problem.G * problem.C, problem.Hi, problem.Wi),
+                                 padding=(problem.pad_h, problem.pad_w), dilation=(problem.dil_h, problem.dil_w),
+                                 groups=problem.G, kernel=name, rule_set="tests")
+        assert relative_error(dx, expected) < INTERPRETER_ERROR_BOUND[DType(dtype)], name

@@ -12,7 +12,7 @@ from gconv.c_source import booster_forests
 from gconv.heuristics.model import SelectionModel, find_model
 from gconv.runtime import native_selector as native
 from gconv.runtime import selection
-from gconv.runtime.registry import load_arch_spec
+from gconv.runtime.registry import entries_by_name, load_arch_spec
 from gconv.schemas import Problem
 from seeded_problems import numpy_is_libm, seeded_problems
 
@@ -440,3 +440,30 @@ def test_model_c_ab_times_versions_and_catches_a_changed_pick(tmp_path, capsys):
     assert "NO" in capsys.readouterr().out
     assert main([str(shipped), str(tmp_path / "absent.c")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_c_scores_via_fwd_candidates_as_python_does(selector):
+    """The checked-in bwd_data model told that it knows `tests`' via_fwd kernels (their features are their forward
+    kernels' on the forward twin): C and Python pick alike, with the model and with the rule, and some picks are via
+    ones."""
+    stored = find_model("bwd_data", "bf16", ARCH)
+    tests = [name for name, e in entries_by_name("tests").items() if e.config.via_fwd and e.config.dtype.value == "bf16"]
+    model = SelectionModel(stored.booster, stored.metadata.model_copy(
+        update={"kernel_pool": sorted(set(stored.metadata.kernel_pool) | set(tests))}), stored.path,
+        label=stored.label, ranker=stored.ranker)
+    via_picks = compared = 0
+    for problem in seeded_problems(17, 600, ("bf16",)):
+        if problem.forward_twin() is None:
+            continue
+        for chooser in (model, None):
+            python = selection.python_best(problem, "tests", ARCH, chooser)
+            c = selection.native_best(selector, problem, "tests", ARCH, chooser)
+            if python is None:
+                assert c is None, problem.key
+                continue
+            assert (c.candidate.name, c.candidate.padding, c.count) == \
+                (python.candidate.name, python.candidate.padding, python.count), problem.key
+            assert c.key == pytest.approx(python.key, rel=1e-12), problem.key
+            via_picks += python.candidate.entry.config.via_fwd
+            compared += 1
+    assert compared > 60 and via_picks > 5, (compared, via_picks)

@@ -80,7 +80,7 @@ CASES = {
                     "{path}:14: rules[0].num_stage: unknown key 'num_stage'; expected one of: name, description, "
                     "directions, dtypes, algorithm, tiles, num_stages, pipelines, raster_groups, vectors, "
                     "groups_to_merge, split_k, filter_sizes, multipliers, group_channels, tap_major, two_stage, "
-                    "explicit_gemm, sliding_rows, last_arrival, aligned_k, constraints"),
+                    "explicit_gemm, sliding_rows, last_arrival, aligned_k, via_fwd, constraints"),
     "wrong-type": ("full", "{block_m: 64,", "{block_m: '64',",
                    "{path}:13: rules[0].tiles[0].block_m: input should be a valid integer (got '64')"),
     "out-of-range": ("full", "{block_m: 64,", "{block_m: -64,",
@@ -100,7 +100,7 @@ CASES = {
         "multiplier, "
         "num_stages, num_warps, pipeline, raster_group, sliding_rows, smem_bytes, split_k, tap_major, threads, "
         "tile_k, tile_m, "
-        "tile_n, tile_w, two_stage, vector_bytes, vector_width\n"
+        "tile_n, tile_w, two_stage, vector_bytes, vector_width, via_fwd\n"
         "    smem_byte <= arch.max_smem_per_block_bytes\n    ^"),
     "empty-expansion": ("full", "smem_bytes <= arch.max_smem_per_block_bytes", "smem_bytes <= 1",
                         "{path}:8: rules[0]: rule 'igemm-fwd' admits no instance on any arch (sm_90)\n"

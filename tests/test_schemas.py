@@ -90,7 +90,8 @@ def test_name_encodes_every_axis():
     assert KernelConfig(**{**sliding.axes(), "sliding_rows": 0}).name == "fwd_fp16_depthwise_t8x8c128_f7_m2_w4_v8"
 
 
-SPLIT_TOKEN = "is present exactly for bwd_weight kernels and, with a split above 1, for split fwd kernels"
+SPLIT_TOKEN = ("is present exactly for bwd_weight kernels and, with a split above 1, for split fwd kernels (and their "
+               "via_fwd bwd_data twins)")
 
 
 @pytest.mark.parametrize("name, message", [
@@ -101,8 +102,8 @@ SPLIT_TOKEN = "is present exactly for bwd_weight kernels and, with a split above
      f"token {SPLIT_TOKEN}"),
     ("bwd_data_fp16_direct_p64c32_w4_v1_sk2", f"'bwd_data_fp16_direct_p64c32_w4_v1_sk2': the _sk<split> token "
      f"{SPLIT_TOKEN}"),
-    ("bwd_weight_fp16_direct_p64c32_w4_v1", "'bwd_weight_fp16_direct_p64c32_w4_v1': the _sk<split> token is "
-     "present exactly for bwd_weight kernels and, with a split above 1, for split fwd kernels"),
+    ("bwd_weight_fp16_direct_p64c32_w4_v1", f"'bwd_weight_fp16_direct_p64c32_w4_v1': the _sk<split> token "
+     f"{SPLIT_TOKEN}"),
 ])
 def test_from_name_rejects_bad_names(name, message):
     with pytest.raises(ValueError) as error:

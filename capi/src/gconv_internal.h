@@ -22,7 +22,7 @@ enum {
 typedef struct gconv_config {
     int direction, dtype, algorithm, block_m, block_n, block_k, num_warps, num_stages, pipeline, raster_group,
         vector_width, groups_to_merge, split_k, tile_w, filter_size, multiplier, group_channels, sliding_rows,
-        tap_major, two_stage, explicit_gemm, last_arrival, aligned_k;
+        tap_major, two_stage, explicit_gemm, last_arrival, aligned_k, via_fwd;
 } gconv_config;
 
 typedef struct gconv_entry {
@@ -157,6 +157,11 @@ GCONV_HIDDEN __int128 gconv_row_tiles(const gconv_config *config, const gconv_pr
 GCONV_HIDDEN __int128 gconv_residue_steps(const gconv_prob *p, __int128 K, __int128 block_k);
 GCONV_HIDDEN double gconv_flops(const gconv_prob *p);
 GCONV_HIDDEN gconv_prob gconv_with_channels(const gconv_prob *p, int64_t C, int64_t K);
+/* schemas/problem.py forward_twin: 1 with *twin set for a stride-1 bwd_data problem whose padding is at most
+ * dil x (F - 1), else 0; a via_fwd config's forward kernel (KernelConfig.kernel); analytic.py twin_filter_seconds. */
+GCONV_HIDDEN int gconv_forward_twin(const gconv_prob *p, gconv_prob *twin);
+GCONV_HIDDEN gconv_config gconv_forward_kernel(const gconv_config *c);
+GCONV_HIDDEN double gconv_twin_filter_seconds(const gconv_prob *p);
 /* Exact integer sizes of select.c (Python's ints do not overflow; neither do these 128-bit ones). */
 GCONV_HIDDEN __int128 gconv_flops_exact(const gconv_prob *p);
 GCONV_HIDDEN __int128 gconv_problem_bytes(const gconv_prob *p);

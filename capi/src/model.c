@@ -114,7 +114,9 @@ static void problem_features(const gconv_prob *p, double f[GCONV_FEATURE_COUNT])
     f[n++] = p->C == 1 ? 1.0 : 0.0;
 }
 
-void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob *r, double f[GCONV_FEATURE_COUNT]) {
+/* features.py derived_features with extra_seconds added to the analytic seconds and memory seconds. */
+static void features(const gconv_config *c, const gconv_prob *p, const gconv_prob *r, double extra_seconds,
+                     double f[GCONV_FEATURE_COUNT]) {
     problem_features(p, f);
     int n = GCONV_PROBLEM_FEATURE_COUNT;
     /* kernel_features */
@@ -216,6 +218,8 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
     double copies = gconv_padding_copy_seconds(p, r->C, r->K); /* channel padding's copies, 0 unpadded */
     seconds += copies;
     memory_s += copies;
+    seconds += extra_seconds;
+    memory_s += extra_seconds;
     f[n++] = log2(programs);
     f[n++] = waves;
     f[n++] = tail;
@@ -227,6 +231,21 @@ void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob
     f[n++] = log2(dmax(compute_s, 1e-12));
     f[n++] = log2(dmax(memory_s, 1e-12));
     f[n++] = 0.0; /* vendor */
+}
+
+/* features.py feature_rows: a via_fwd config's row is its forward kernel's on the forward twins, with the problem's own
+ * features and the filter's transposition (analytic.py twin_filter_seconds of the problem it runs) added. */
+void gconv_features(const gconv_config *c, const gconv_prob *p, const gconv_prob *r, double f[GCONV_FEATURE_COUNT]) {
+    if (!c->via_fwd) {
+        features(c, p, r, 0.0, f);
+        return;
+    }
+    gconv_prob twin, twin_runs;
+    gconv_forward_twin(p, &twin);
+    gconv_forward_twin(r, &twin_runs);
+    gconv_config kernel = gconv_forward_kernel(c);
+    features(&kernel, &twin, &twin_runs, gconv_twin_filter_seconds(r), f);
+    problem_features(p, f);
 }
 
 /* features.py vendor_row: the vendor path's row, its problem's features, zeros, and vendor = 1. */

@@ -133,6 +133,30 @@ static const char *depthwise_reason(const gconv_config *c, const gconv_prob *p, 
     return NULL;
 }
 
+int gconv_forward_twin(const gconv_prob *p, gconv_prob *twin) {
+    if (p->direction != GCONV_DIRECTION_BWD_DATA || p->stride_h != 1 || p->stride_w != 1) return 0;
+    int64_t pad_h = p->dil_h * (p->Y - 1) - p->pad_h, pad_w = p->dil_w * (p->X - 1) - p->pad_w;
+    if (pad_h < 0 || pad_w < 0) return 0;
+    *twin = *p;
+    twin->direction = GCONV_DIRECTION_FWD;
+    twin->C = p->K;
+    twin->K = p->C;
+    twin->Hi = p->Ho;
+    twin->Wi = p->Wo;
+    twin->Ho = p->Hi;
+    twin->Wo = p->Wi;
+    twin->pad_h = pad_h;
+    twin->pad_w = pad_w;
+    return 1;
+}
+
+gconv_config gconv_forward_kernel(const gconv_config *c) {
+    gconv_config kernel = *c;
+    kernel.direction = GCONV_DIRECTION_FWD;
+    kernel.via_fwd = 0;
+    return kernel;
+}
+
 /* runtime/support.py unsupported_reason: NULL if the config runs p, else the first reason (into buffer; buffer NULL:
  * a marker, unformatted). */
 const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p, char *buffer, size_t size) {
@@ -142,6 +166,20 @@ const char *gconv_unsupported_reason(const gconv_config *c, const gconv_prob *p,
     }
     if (c->dtype != p->dtype) {
         REJECT("kernel dtype %s != problem dtype %s", DTYPES[c->dtype], DTYPES[p->dtype]);
+    }
+    if (c->via_fwd) {
+        gconv_prob twin;
+        if (!gconv_forward_twin(p, &twin)) {
+            REJECT("via_fwd runs stride-1 bwd_data as its forward twin: needs stride 1 and padding at most dilation x "
+                   "(filter - 1), got stride %lldx%lld, padding %lldx%lld, dilation %lldx%lld, filter %lldx%lld",
+                   (long long)p->stride_h, (long long)p->stride_w, (long long)p->pad_h, (long long)p->pad_w,
+                   (long long)p->dil_h, (long long)p->dil_w, (long long)p->Y, (long long)p->X);
+        }
+        gconv_config kernel = gconv_forward_kernel(c);
+        if (buffer == NULL) return gconv_unsupported_reason(&kernel, &twin, NULL, 0);
+        char reason[256];
+        if (gconv_unsupported_reason(&kernel, &twin, reason, sizeof reason) == NULL) return NULL;
+        REJECT("its forward twin: %s", reason);
     }
     int64_t v = c->vector_width;
     if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE) return depthwise_reason(c, p, buffer, size);
@@ -506,8 +544,20 @@ static wide padded_reduction(const gconv_config *c, const gconv_prob *p) {
     return gconv_row_tiles(c, p) * cdiv(gemm_k(p), bk) * bk;
 }
 
+/* heuristics/analytic.py twin_filter_seconds */
+double gconv_twin_filter_seconds(const gconv_prob *p) {
+    wide bytes = (wide)2 * p->G * p->K * p->C * p->Y * p->X * gconv_dtype_bytes(p->dtype);
+    return (double)bytes / (gconv_arch_data.dram_bandwidth_gbs * 1e9) + GCONV_LAUNCH_LATENCY_S;
+}
+
 /* heuristics/analytic.py estimate(...).seconds */
 static double estimate_seconds(const gconv_config *c, const gconv_prob *p) {
+    if (c->via_fwd) { /* the forward kernel on the forward twin, and the filter's transposition */
+        gconv_prob twin;
+        gconv_forward_twin(p, &twin);
+        gconv_config kernel = gconv_forward_kernel(c);
+        return estimate_seconds(&kernel, &twin) + gconv_twin_filter_seconds(p);
+    }
     const gconv_arch_spec *a = &gconv_arch_data;
     int64_t grid[3];
     gconv_tile_grid(c, p, grid);
@@ -737,6 +787,11 @@ gconv_status gconv_choose(const gconv_prob *p, const char *kernel, gconv_choice 
             choice->seconds = gconv_predicted_seconds(&e->config, p, choice->padded_C, choice->padded_K);
             return GCONV_STATUS_SUCCESS;
         }
+        size_t length = strlen(kernel);
+        if ((length >= 3 && strcmp(kernel + length - 3, "_vf") == 0) || strstr(kernel, "_vf_sk") != NULL)
+            return gconv_fail(GCONV_STATUS_UNKNOWN_KERNEL,
+                              "kernel '%s' runs bwd_data through a forward kernel (via_fwd), which this library leaves "
+                              "out (it has no filter transposition yet); the Python runtime runs it", kernel);
         return gconv_fail(GCONV_STATUS_UNKNOWN_KERNEL,
                           "kernel '%s' is not in this library (rule set '%s', %s); gconv_kernel_name lists them",
                           kernel, gconv_rule_set_name, gconv_arch_name);
