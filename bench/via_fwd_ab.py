@@ -13,7 +13,8 @@ the training problem files (bench/problems/train-*-bf16.csv: never held-out or m
 generated/default/registry.json with the via_fwd twins of its igemm forward instances added (full's entries, sources
 already generated), the device tree then keeping their sources; `gconv generate --all` writes the committed one back.
 `report` compares, per problem, the fastest native kernel with the fastest via_fwd one and with cuDNN (its faster
-mode), per shape class and for the problems of at least 20 us of roofline.
+mode), per shape class and for the problems of at least 20 us of roofline; then the problems at both ends, and what
+the twins of each forward rule alone would add (the basis of a keep clause).
 """
 from __future__ import annotations
 
@@ -71,10 +72,12 @@ def with_twins(rule_set: str = "default") -> str:
     return registry_json(registry.model_copy(update={"entries": entries}))
 
 
-def compare(rows: list[dict], arch: str = "sm_90") -> list[dict]:
-    """Per problem with both kinds timed: fastest native, fastest via_fwd and cuDNN milliseconds."""
+def compare(rows: list[dict], arch: str = "sm_90", via_rule: str | None = None) -> list[dict]:
+    """Per problem with both kinds timed: fastest native, fastest via_fwd (only the twins of via_rule's forward
+    kernels when given) and cuDNN milliseconds."""
     best: dict[str, dict] = defaultdict(dict)
     problems = {}
+    rule_of = {e.name: e.rule for e in load_registry("full").entries} if via_rule else {}
     for row in rows:
         if row["status"] != "ok" or row["direction"] != "bwd_data":
             continue
@@ -82,16 +85,31 @@ def compare(rows: list[dict], arch: str = "sm_90") -> list[dict]:
         problems[problem.key] = problem
         name, ms = row["kernel"], float(row["time_ms"])
         kind = "cudnn" if name in CUDNN_MODES else "via" if "_vf" in name else "native"
+        if kind == "via" and via_rule and rule_of.get(name) != via_rule:
+            continue
         if ms < best[problem.key].get(kind, (float("inf"),))[0]:
             best[problem.key][kind] = (ms, name)
     spec = load_arch_spec(arch)
     out = []
     for key, kinds in sorted(best.items()):
-        if "via" in kinds and "native" in kinds:
+        if "native" in kinds and ("via" in kinds or via_rule):
             problem = problems[key]
-            out.append(dict(problem=problem, native=kinds["native"], via=kinds["via"], cudnn=kinds.get("cudnn"),
-                            roofline_s=roofline_seconds(problem, spec)))
+            out.append(dict(problem=problem, native=kinds["native"], via=kinds.get("via", (float("inf"), "")),
+                            cudnn=kinds.get("cudnn"), roofline_s=roofline_seconds(problem, spec)))
     return out
+
+
+def by_rule(rows: list[dict]) -> str:
+    """Per forward rule: the best-of-both speed-up over the native kernels with only that rule's twins added."""
+    rules = sorted({e.rule for e in load_registry("full").entries if e.config.via_fwd})
+    lines = []
+    for rule in rules:
+        compared = compare(rows, via_rule=rule)
+        if compared:
+            wins = sum(c["via"][0] < c["native"][0] for c in compared)
+            speed = geomean([c["native"][0] / min(c["native"][0], c["via"][0]) for c in compared])
+            lines.append([rule, len(compared), f"{speed:.3f}x", wins])
+    return table(["twins of rule", "problems", "best of both / native's best", "via faster"], lines)
 
 
 def report(compared: list[dict]) -> str:
@@ -158,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
             print(text)
             print()
             print(worst_and_best(compared, args.extremes))
+            print()
+            print(by_rule(rows))
             if args.markdown:
                 args.markdown.write_text(text + "\n")
     except (ValueError, FileNotFoundError) as error:

@@ -149,14 +149,12 @@ def feature_matrix(problem: Problem, candidates: list[tuple[KernelConfig, Proble
 
 def _vectorised(problem: Problem, candidates: list[tuple[KernelConfig, Problem]], arch: ArchSpec,
                 extra_seconds: np.ndarray | float = 0.0) -> np.ndarray:
-    """feature_matrix of a list without via_fwd candidates (derived_features' extra_seconds per candidate)."""
+    """feature_matrix of a list without via_fwd candidates (derived_features' extra_seconds per candidate: only
+    _with_via_rows passes any, for its forward kernels on one twin, never a list of mixed directions)."""
     kernels = _kernel_columns(candidates, arch)
     distinct = {id(runs): runs for _, runs in candidates}  # the problems run, by identity (unpadded share one)
     if kernels.direction is None or any(p.direction is not kernels.direction for p in distinct.values()):
-        extra = np.broadcast_to(extra_seconds, len(candidates))
-        return np.asarray([problem_features(problem) + kernel_features(config)
-                           + derived_features(config, runs, arch, problem, float(seconds)) + [0.0]
-                           for (config, runs), seconds in zip(candidates, extra)], dtype=np.float64)
+        return feature_rows(problem, candidates, arch)
     out = np.empty((len(candidates), len(FEATURE_NAMES)))
     out[:, :_KERNEL_START] = problem_features(problem)
     out[:, _KERNEL_START:_DERIVED_START] = kernels.features
