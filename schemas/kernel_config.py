@@ -67,6 +67,10 @@ class KernelConfig(BaseModel):
     operands load as boxes of tensor descriptors (dy's, and a strided view of x from the tap's first input pixel)
     whose out-of-bounds elements read as zero: no per-element address arithmetic. 0 is the flat walk (block_k
     consecutive output pixels, the input patch gathered).
+
+    `via_fwd` on an igemm bwd_data config: the instance runs a stride-1 problem (padding at most dilation x (filter -
+    1)) as its forward twin, dY convolved with the flipped, channel-swapped filter (Problem.forward_twin), on the
+    forward kernel of the same axes (`kernel`); the other axes mean what they mean for that forward kernel.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
