@@ -22,6 +22,7 @@ import argparse
 import random
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from gconv.bench.problems import CSV_FIELDS, read_problems, shape_class, write_problems
@@ -72,23 +73,41 @@ def with_twins(rule_set: str = "default") -> str:
     return registry_json(registry.model_copy(update={"entries": entries}))
 
 
-def compare(rows: list[dict], arch: str = "sm_90", via_rule: str | None = None) -> list[dict]:
-    """Per problem with both kinds timed: fastest native, fastest via_fwd (only the twins of via_rule's forward
-    kernels when given) and cuDNN milliseconds."""
-    best: dict[str, dict] = defaultdict(dict)
-    problems = {}
-    rule_of = {e.name: e.rule for e in load_registry("full").entries} if via_rule else {}
+def fastest_by_kind(rows: list[dict], kind_of: Callable[[str], str | None]
+                    ) -> tuple[dict[str, Problem], dict[str, dict[str, tuple[float, str]]]]:
+    """One pass over the ok bwd_data rows: problem key -> its Problem, and problem key -> kind_of(kernel) -> the
+    fastest (milliseconds, kernel) of that kind (kernels whose kind is None are left out)."""
+    problems: dict[str, Problem] = {}
+    best: dict[str, dict[str, tuple[float, str]]] = defaultdict(dict)
     for row in rows:
         if row["status"] != "ok" or row["direction"] != "bwd_data":
             continue
-        problem = Problem(**{k: row[k] for k in CSV_FIELDS})
-        problems[problem.key] = problem
         name, ms = row["kernel"], float(row["time_ms"])
-        kind = "cudnn" if name in CUDNN_MODES else "via" if "_vf" in name else "native"
-        if kind == "via" and via_rule and rule_of.get(name) != via_rule:
+        kind = kind_of(name)
+        if kind is None:
             continue
-        if ms < best[problem.key].get(kind, (float("inf"),))[0]:
-            best[problem.key][kind] = (ms, name)
+        key = row["problem"]
+        if key not in problems:
+            problems[key] = Problem(**{k: row[k] for k in CSV_FIELDS})
+        if ms < best[key].get(kind, (float("inf"),))[0]:
+            best[key][kind] = (ms, name)
+    return problems, best
+
+
+def kind(name: str) -> str:
+    return "cudnn" if name in CUDNN_MODES else "via" if "_vf" in name else "native"
+
+
+def compare(rows: list[dict], arch: str = "sm_90", via_rule: str | None = None) -> list[dict]:
+    """Per problem with both kinds timed: fastest native, fastest via_fwd (only the twins of via_rule's forward
+    kernels when given) and cuDNN milliseconds."""
+    rule_of = {e.name: e.rule for e in load_registry("full").entries} if via_rule else {}
+
+    def kind_of(name: str) -> str | None:
+        found = kind(name)
+        return None if found == "via" and via_rule and rule_of.get(name) != via_rule else found
+
+    problems, best = fastest_by_kind(rows, kind_of)
     spec = load_arch_spec(arch)
     out = []
     for key, kinds in sorted(best.items()):
@@ -100,15 +119,18 @@ def compare(rows: list[dict], arch: str = "sm_90", via_rule: str | None = None) 
 
 
 def by_rule(rows: list[dict]) -> str:
-    """Per forward rule: the best-of-both speed-up over the native kernels with only that rule's twins added."""
-    rules = sorted({e.rule for e in load_registry("full").entries if e.config.via_fwd})
+    """Per forward rule: the best-of-both speed-up over the native kernels with only that rule's twins added (one
+    pass over the rows, each twin's kind its forward rule)."""
+    rule_of = {e.name: e.rule for e in load_registry("full").entries if e.config.via_fwd}
+    _, best = fastest_by_kind(rows, lambda name: {"via": rule_of.get(name), "native": "native"}.get(kind(name)))
     lines = []
-    for rule in rules:
-        compared = compare(rows, via_rule=rule)
-        if compared:
-            wins = sum(c["via"][0] < c["native"][0] for c in compared)
-            speed = geomean([c["native"][0] / min(c["native"][0], c["via"][0]) for c in compared])
-            lines.append([rule, len(compared), f"{speed:.3f}x", wins])
+    for rule in sorted(set(rule_of.values())):
+        timed = [(kinds["native"][0], kinds.get(rule, (float("inf"),))[0]) for kinds in best.values()
+                 if "native" in kinds]
+        if timed:
+            wins = sum(via < native for native, via in timed)
+            speed = geomean([native / min(native, via) for native, via in timed])
+            lines.append([rule, len(timed), f"{speed:.3f}x", wins])
     return table(["twins of rule", "problems", "best of both / native's best", "via faster"], lines)
 
 

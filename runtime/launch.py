@@ -96,12 +96,12 @@ def run(module: ModuleType, config: KernelConfig, problem: Problem, a: torch.Ten
     """Compute problem into out with (a, b) in the CK runner order: fwd (x, w), bwd_data (dy, w), bwd_weight (x, dy).
 
     out must be torch-shaped with channel stride 1. A via_fwd bwd_data kernel runs the forward twin
-    (Problem.forward_twin): dY and the twin filter (one pass over w, runtime/forward_twin.py) into dX. A split fwd kernel reduces by last arrival into out itself (in
-    the kept workspace of runtime/arrival_workspace.py). bwd_weight with split_k > 1 (and StreamK) accumulates into a
-    zeroed fp32 workspace with fp32 atomics and then casts into out (a last-arrival kernel does both itself, in a
-    workspace the runtime keeps zeroed between launches); a two-stage kernel stores each split's partial
-    sums in its own fp32 slice of a [split_k, K, Y, X, C] workspace (no zeroing, no atomics), and the slices' sum is
-    cast into out.
+    (Problem.forward_twin): dY and the twin filter (one pass over w, runtime/forward_twin.py) into dX. A split fwd
+    kernel reduces by last arrival into out itself (in the kept workspace of runtime/arrival_workspace.py). bwd_weight
+    with split_k > 1 (and StreamK) accumulates into a zeroed fp32 workspace with fp32 atomics and then casts into out
+    (a last-arrival kernel does both itself, in a workspace the runtime keeps zeroed between launches); a two-stage
+    kernel stores each split's partial sums in its own fp32 slice of a [split_k, K, Y, X, C] workspace (no zeroing,
+    no atomics), and the slices' sum is cast into out.
     """
     if problem.direction is Direction.fwd:
         launch(module, config, problem, a, b, out, num_programs=num_programs)

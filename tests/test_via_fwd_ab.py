@@ -16,7 +16,8 @@ GENERAL = "bwd_data_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1_vf"  # a twin of ig
 
 def rows_of(problem: Problem, times: dict[str, float]) -> list[dict]:
     fields = {k: str(v) for k, v in problem.model_dump(mode="json").items() if k in CSV_FIELDS}
-    return [{**fields, "kernel": kernel, "status": "ok", "time_ms": str(ms)} for kernel, ms in times.items()]
+    return [{**fields, "problem": problem.key, "kernel": kernel, "status": "ok", "time_ms": str(ms)}
+            for kernel, ms in times.items()]
 
 
 def test_the_report_compares_the_best_of_each_kind_per_problem():
