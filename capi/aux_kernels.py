@@ -1,8 +1,8 @@
-"""Helper kernels of the C library's gconv_run: channel padding copies, the split-K fp32 -> dtype cast, and the sum of
-a two-stage split-K workspace's slices.
+"""Helper kernels of the C library's gconv_run: channel padding copies, the split-K fp32 -> dtype cast, the sum of
+a two-stage split-K workspace's slices, and the filter of a stride-1 bwd_data problem's forward twin (via_fwd).
 
-The Python runtime does these with torch (pad_operands, Tensor.copy_); the C library has no torch, so it runs these
-instead. They are compiled ahead of time like the generated instances (capi/aot.py --aux NAME).
+The Python runtime does these with torch (pad_operands, Tensor.copy_, runtime/forward_twin.py twin_filter); the C
+library has no torch, so it runs these instead. They are compiled ahead of time like the generated instances (capi/aot.py --aux NAME).
 """
 import triton
 import triton.language as tl
@@ -21,6 +21,8 @@ VARIANTS = {
     "sum_fp16": ("sum_slices_f32", {"src": "*fp32", "dst": "*fp16", "n": "i32", "slices": "i32"}),
     "sum_bf16": ("sum_slices_f32", {"src": "*fp32", "dst": "*bf16", "n": "i32", "slices": "i32"}),
     "sum_fp32": ("sum_slices_f32", {"src": "*fp32", "dst": "*fp32", "n": "i32", "slices": "i32"}),
+    "twin16": ("twin_filter", {"src": "*i16", "dst": "*i16", "total": "i32", "K": "i32", "C": "i32", "taps": "i32"}),
+    "twin32": ("twin_filter", {"src": "*i32", "dst": "*i32", "total": "i32", "K": "i32", "C": "i32", "taps": "i32"}),
 }
 
 
@@ -54,3 +56,17 @@ def sum_slices_f32(src, dst, n, slices):
     for s in range(0, slices):
         total += tl.load(src + s.to(tl.int64) * n + offs, mask=mask, other=0.0)
     tl.store(dst + offs, total.to(dst.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def twin_filter(src, dst, total, K, C, taps):
+    # runtime/forward_twin.py twin_filter on packed channels_last filters: dst[g, c, t, k] = src[g, k, taps-1-t, c]
+    # (G x K x taps x C -> G x C x taps x K: each group's taps reversed and its channel axes swapped); total = G*C*taps*K.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < total
+    k = offs % K
+    t = (offs // K) % taps
+    c = (offs // (K * taps)) % C
+    g = offs // (K * taps * C)
+    value = tl.load(src + ((g * K + k) * taps + (taps - 1 - t)) * C + c, mask=mask)
+    tl.store(dst + offs, value, mask=mask)

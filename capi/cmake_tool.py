@@ -38,10 +38,9 @@ def load_registry(generated: Path, rule_set: str):
 
 
 def library_entries(registry, arch: str) -> list:
-    """The registry entries the library holds: those valid on arch, in registry order, but the via_fwd ones (bwd_data
-    through a forward kernel needs the filter's transposition, which the library has no kernel for yet; the Python
-    runtime runs them)."""
-    return [e for e in registry.entries if arch in e.archs and not e.config.via_fwd]
+    """The registry entries the library holds: those valid on arch, in registry order (a via_fwd one runs its forward
+    kernel's cubin after capi/aux_kernels.py twin_filter, as the Python runtime does)."""
+    return [e for e in registry.entries if arch in e.archs]
 
 
 def instances(generated: Path, rule_set: str, arch: str) -> list[tuple[str, Path]]:

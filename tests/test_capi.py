@@ -7,6 +7,7 @@ where a CUDA device of the library's arch is present.
 import ctypes
 import json
 import os
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -262,13 +263,6 @@ def test_unknown_and_unfit_forced_kernels(lib):
     assert (error.value.status, error.value.message) == (
         "UNKNOWN_KERNEL", f"kernel 'fwd_bf16_no_such_kernel' is not in this library (rule set '{lib.rule_set}', "
                           f"{lib.arch}); gconv_kernel_name lists them")
-    for via in ("bwd_data_bf16_igemm_m128n64k32_w4_s3_ms_g8_v8_mg1_vf",
-                "bwd_data_bf16_igemm_m64n64k64_w4_s3_ms_g8_v8_mg1_vf_sk4la"):
-        with pytest.raises(CapiError) as error:
-            lib.workspace_size(raw_problem(), kernel=via)
-        assert (error.value.status, error.value.message) == (
-            "UNKNOWN_KERNEL", f"kernel '{via}' runs bwd_data through a forward kernel (via_fwd), which this library "
-                              "leaves out (it has no filter transposition yet); the Python runtime runs it")
     from gconv.runtime.selection import forced_choice
 
     problem = Problem(direction="fwd", dtype="bf16", N=2, G=4, C=8, K=8, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
@@ -353,6 +347,15 @@ def _device_problem(entry, aligned: bool = True):
     and strides are multiples of 16, so gconv_run launches the aligned cubin of a vector-load kernel (capi/aot.py);
     otherwise multiples of 8 only, and it launches the generic one."""
     c = entry.config
+    if c.via_fwd:  # stride-1 bwd_data whose forward twin is the forward kernel's problem at stride 1
+        forward = _device_problem(SimpleNamespace(config=c.kernel), aligned).model_copy(
+            update=dict(stride_h=1, stride_w=1))
+        problem = Problem(direction="bwd_data", dtype=c.dtype, N=forward.N, G=forward.G, C=forward.K, K=forward.C,
+                          Hi=forward.Ho, Wi=forward.Wo, Y=forward.Y, X=forward.X,
+                          pad_h=forward.dil_h * (forward.Y - 1) - forward.pad_h,
+                          pad_w=forward.dil_w * (forward.X - 1) - forward.pad_w)
+        assert problem.forward_twin() == forward
+        return problem
     shape = dict(Y=3, X=3, stride_h=1, stride_w=2, pad_h=1, pad_w=1)
     if c.algorithm.value == "depthwise":  # C/G and K/G fixed by the kernel; 16 (24) groups fill any vector width
         groups, channels, filters = (16 if aligned else 24), c.group_channels, c.multiplier
@@ -386,9 +389,9 @@ def test_every_kernel_has_a_device_problem(rule_set, aligned):
     from gconv.runtime.registry import entries_by_name
     from gconv.runtime.selection import candidate_for
 
-    entries = entries_by_name(rule_set)  # the library leaves out the via_fwd ones (cmake_tool.py library_entries)
-    assert [name for name, entry in entries.items() if not entry.config.via_fwd
-            and candidate_for(entry, _device_problem(entry, aligned)) is None] == []
+    entries = entries_by_name(rule_set)
+    assert [name for name, entry in entries.items() if candidate_for(entry, _device_problem(entry, aligned)) is None] \
+        == []
 
 
 @pytest.mark.parametrize("aligned", [True, False])
@@ -453,9 +456,41 @@ def test_a_split_forward_kernel_takes_the_outputs_fp32_sums_and_a_counter_per_ou
     from gconv.schemas import KernelConfig
 
     kernel = "fwd_fp16_igemm_m64n64k64_w4_s3_ms_g8_v8_mg1_sk4la"  # launch.c run(): a zeroed temporary of both
+    unsplit = "fwd_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1"
+    if not {kernel, unsplit} <= set(lib.kernel_names()):
+        pytest.skip(f"{lib.rule_set} lacks {kernel} or {unsplit} (tiny holds both)")
     problem = Problem(direction="fwd", dtype="fp16", N=2, G=2, C=24, K=40, Hi=9, Wi=13, Y=3, X=3, pad_h=1, pad_w=1)
     counters = arrival_blocks(KernelConfig.from_name(kernel), problem)
     assert counters == 4 * 2  # 64-row tiles of 2 x 9 x 13 pixels, one 64-wide column tile, two groups
     assert lib.workspace_size(problem, kernel=kernel) == (2 * 9 * 13 * 2 * 40 + counters) * 4
-    unsplit = "fwd_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1"
     assert lib.workspace_size(problem, kernel=unsplit) == 0
+
+
+def test_a_via_fwd_kernel_takes_the_twin_filter_and_the_padding_copies(lib):
+    """launch.c run(): the forward twin's filter (G x C x taps x K) is a temporary of its own, after the padded
+    operands where the channels need padding."""
+    from gconv.runtime.registry import entries_by_name
+    from gconv.runtime.selection import candidate_for, forced_choice
+
+    entries = entries_by_name(lib.rule_set)
+    via = [n for n in lib.kernel_names() if entries[n].config.via_fwd and entries[n].config.pipeline.value ==
+           "multistage" and not entries[n].config.kernel.last_arrival and entries[n].config.dtype.value == "fp16"]
+    if not via:
+        pytest.skip(f"{lib.rule_set} has no multistage fp16 via_fwd instance")
+    kernel = via[0]
+    problem = Problem(direction="bwd_data", dtype="fp16", N=2, G=3, C=16, K=32, Hi=9, Wi=13, Y=3, X=3, pad_h=1,
+                      pad_w=1)
+    assert candidate_for(entries[kernel], problem).padding is None
+    assert lib.workspace_size(problem, kernel=kernel) == 3 * 32 * 16 * 9 * 2
+    odd = problem.model_copy(update=dict(C=12, K=20))
+    padding = candidate_for(entries[kernel], odd).padding
+    assert (padding.padded_C, padding.padded_K) == (12, 24)  # the twin's C (the problem's K) to the vector width
+    x, y, w = 2 * 9 * 13 * 3 * 12, 2 * 9 * 13 * 3 * 24, 3 * 24 * 12 * 9
+    assert lib.workspace_size(odd, kernel=kernel) == (x + y + w + w) * 2
+    strided = problem.model_copy(update=dict(stride_h=2))
+    with pytest.raises(ValueError) as python_error:
+        forced_choice(kernel, strided, lib.rule_set, lib.arch)
+    with pytest.raises(CapiError) as c_error:
+        lib.workspace_size(strided, kernel=kernel)
+    assert "via_fwd runs stride-1 bwd_data as its forward twin" in str(python_error.value)
+    assert (c_error.value.status, c_error.value.message) == ("UNSUPPORTED", str(python_error.value))

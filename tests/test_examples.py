@@ -23,8 +23,8 @@ SCRIPTS = {
     "03_backward_data.py": ([], [r"\[PASS\] gconv\.conv_bwd_data", r"\[PASS\] gconv\.Runner\('bwd_data'\)",
                                  r"^grouped G=4, stride 2, fp32"]),
     "04_backward_weight.py": ([], [r"\[PASS\] gconv\.conv_bwd_weight", r"\[PASS\] gconv\.Runner\('bwd_weight'\)"]),
-    "05_registry_export.py": (["--rule-set", "tiny"], [r"rule set 'tiny' .*: 59 kernel instances",
-                                                       r"^total\s+25\s+12\s+22\s+59$", r"^ALL PASS$"]),
+    "05_registry_export.py": (["--rule-set", "tiny"], [r"rule set 'tiny' .*: 60 kernel instances",
+                                                       r"^total\s+26\s+12\s+22\s+60$", r"^ALL PASS$"]),
     "06_selection_explained.py": ([], [r"\[PASS\] second select\(\) is a cache hit", r"candidates\s+\d+ from",
                                        r"\[PASS\] kernel='cudnn'", r"\(channels per group padded: C 6->8\)"]),
     "07_benchmark_one_problem.py": ([], [r"^kernel\s+role\s+padding\s+median ms", r"^cudnn\s+vendor",
@@ -76,7 +76,7 @@ def test_example_runs_and_passes(name, tmp_path):
         assert re.search(pattern, done.stdout, re.MULTILINE), f"{pattern!r} not in output:\n{output}"
     if name == "05_registry_export.py":
         document = json.loads((tmp_path / "registry.json").read_text())
-        assert document["rule_set"] == "tiny" and document["count"] == len(document["kernels"]) == 59
+        assert document["rule_set"] == "tiny" and document["count"] == len(document["kernels"]) == 60
         assert {"name", "axes", "archs"} <= set(document["kernels"][0])
         assert document["kernels"][0]["axes"]["direction"] in document["kernels"][0]["name"]
 

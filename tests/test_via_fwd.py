@@ -77,7 +77,8 @@ def test_full_twins_every_igemm_forward_kernel_and_the_derived_sets_keep_them_de
     twins = {name for name, e in full.items() if e.config.via_fwd}
     assert {full[name].config.kernel.name for name in twins} == forward
     assert all(full[name].rule == full[full[name].config.kernel.name].rule for name in twins)
-    assert not any(e.config.via_fwd for e in entries_by_name("tiny").values())  # the C library's set
+    assert [name for name, e in entries_by_name("tiny").items() if e.config.via_fwd] == [  # the C library's set
+        "bwd_data_fp16_igemm_m64n64k32_w4_s3_ms_g8_v8_mg1_vf"]
     for rule_set in ("default", "profiler"):  # the twins of the merged pixel boxes (bench/results/bwd-data-via-fwd/)
         kept = {e.config.kernel.name for e in entries_by_name(rule_set).values() if e.config.via_fwd}
         assert kept == {name for name, e in entries_by_name(rule_set).items()
@@ -167,15 +168,17 @@ def test_a_rule_set_that_twins_a_non_igemm_rule_is_refused(tmp_path):
     assert "via_fwd: [true] makes bwd_data twins of igemm forward kernels" in str(raised.value)
 
 
-def test_the_c_library_leaves_the_via_fwd_entries_out(tmp_path):
-    """capi/cmake_tool.py compiles and tabulates no via_fwd instance (libgconv has no filter transposition yet)."""
+def test_the_c_library_holds_the_via_fwd_entries(tmp_path):
+    """capi/cmake_tool.py compiles and tabulates every entry of the arch, the via_fwd ones too (libgconv runs them
+    after capi/aux_kernels.py twin_filter)."""
     import runpy
 
     from gconv.paths import GENERATED_DIR, REPO_ROOT
 
     tool = runpy.run_path(str(REPO_ROOT / "capi" / "cmake_tool.py"))
-    found = tool["instances"](GENERATED_DIR, "tests", "sm_90")
-    names = {name for name, _ in found}
-    tests = {name for name, e in entries_by_name("tests").items() if "sm_90" in e.archs}
-    assert names == {name for name in tests if not entries_by_name("tests")[name].config.via_fwd} != tests
-    assert "_vf" not in tool["tables_source"](GENERATED_DIR, "tests", "sm_90").split("gconv_registry_json")[0]
+    found = dict(tool["instances"](GENERATED_DIR, "tests", "sm_90"))
+    tests = entries_by_name("tests")
+    assert set(found) == {name for name, e in tests.items() if "sm_90" in e.archs}
+    via = "bwd_data_bf16_igemm_m64n32k32_w4_s3_ms_g1_v8_mg4_vf"
+    assert tests[via].config.via_fwd and found[via] == GENERATED_DIR / "kernels" / "bwd_data" / f"{via}.py"
+    assert f'{{"{via}", {{' in tool["tables_source"](GENERATED_DIR, "tests", "sm_90")

@@ -1,5 +1,6 @@
-/* gconv_run's GPU half: load cubins lazily, pad channels, launch the instance, split-K workspace and cast.
- * Mirrors runtime/launch.py (arguments, grids, persistent programs, workspace) and runtime/api.py (padding). */
+/* gconv_run's GPU half: load cubins lazily, pad channels, launch the instance, split-K workspace and cast, the twin
+ * filter of a via_fwd instance. Mirrors runtime/launch.py (arguments, grids, persistent programs, workspace, forward
+ * twins) and runtime/api.py (padding). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -9,7 +10,7 @@
 #include "gconv_internal.h"
 
 extern const gconv_binary gconv_aux_copy16, gconv_aux_copy32, gconv_aux_cast_fp16, gconv_aux_cast_bf16,
-    gconv_aux_sum_fp16, gconv_aux_sum_bf16, gconv_aux_sum_fp32;
+    gconv_aux_sum_fp16, gconv_aux_sum_bf16, gconv_aux_sum_fp32, gconv_aux_twin16, gconv_aux_twin32;
 
 #define AUX_BLOCK 1024 /* capi/aux_kernels.py BLOCK */
 #define MAX_GRID_YZ 65535
@@ -173,12 +174,13 @@ static void weight_strides(int64_t C, int64_t Y, int64_t X, int32_t s[4]) {
     s[3] = (int32_t)C;
 }
 
-/* runtime/launch.py launch: x_like, w_like, y_like are torch-shaped operands of the (padded) problem t. A
-   last-arrival kernel (schemas/kernel_config.py last_arrival) also takes its zeroed fp32 workspace (the result's
-   layout) and its arrival counters; 0 and 0 for the others. */
-static gconv_status launch_instance(const gconv_cuda *cuda, const gconv_entry *entry, const gconv_prob *t,
-                                    CUdeviceptr x_like, CUdeviceptr w_like, CUdeviceptr y_like, int sm_count,
-                                    CUstream stream, CUdeviceptr workspace, CUdeviceptr arrivals) {
+/* runtime/launch.py launch: the binary of kernel config c on x_like, w_like, y_like, torch-shaped operands of the
+   (padded) problem t (a via_fwd instance: its forward kernel on the forward twin). A last-arrival kernel
+   (schemas/kernel_config.py last_arrival) also takes its zeroed fp32 workspace (the result's layout) and its arrival
+   counters; 0 and 0 for the others. */
+static gconv_status launch_instance(const gconv_cuda *cuda, const gconv_config *c, const gconv_binary *binary,
+                                    const gconv_prob *t, CUdeviceptr x_like, CUdeviceptr w_like, CUdeviceptr y_like,
+                                    int sm_count, CUstream stream, CUdeviceptr workspace, CUdeviceptr arrivals) {
     int32_t sizes[16] = {(int32_t)t->N, (int32_t)t->G, (int32_t)t->C, (int32_t)t->K, (int32_t)t->Hi,
                          (int32_t)t->Wi, (int32_t)t->Ho, (int32_t)t->Wo, (int32_t)t->Y, (int32_t)t->X,
                          (int32_t)t->stride_h, (int32_t)t->stride_w, (int32_t)t->pad_h, (int32_t)t->pad_w,
@@ -188,7 +190,7 @@ static gconv_status launch_instance(const gconv_cuda *cuda, const gconv_entry *e
     weight_strides(t->C, t->Y, t->X, strides + 4);
     activation_strides(t->G, t->K, t->Ho, t->Wo, strides + 8);
     int64_t grid[3];
-    gconv_tile_grid(&entry->config, t, grid);
+    gconv_tile_grid(c, t, grid);
     int32_t programs = 0;
     void *params[3 + 16 + 12 + 1 + 2 + 2];
     unsigned count = 0;
@@ -197,21 +199,21 @@ static gconv_status launch_instance(const gconv_cuda *cuda, const gconv_entry *e
     params[count++] = &y_like;
     for (int i = 0; i < 16; i++) params[count++] = &sizes[i];
     for (int i = 0; i < 12; i++) params[count++] = &strides[i];
-    if (entry->config.pipeline == GCONV_PIPELINE_PERSISTENT || entry->config.pipeline == GCONV_PIPELINE_STREAMK) {
+    if (c->pipeline == GCONV_PIPELINE_PERSISTENT || c->pipeline == GCONV_PIPELINE_STREAMK) {
         int64_t total = grid[0] * grid[1] * grid[2];
-        if (entry->config.pipeline == GCONV_PIPELINE_STREAMK) /* runtime/grid.py streamk_steps: units per tile */
-            total *= (t->N * t->Ho * t->Wo + entry->config.block_k - 1) / entry->config.block_k;
+        if (c->pipeline == GCONV_PIPELINE_STREAMK) /* runtime/grid.py streamk_steps: units per tile */
+            total *= (t->N * t->Ho * t->Wo + c->block_k - 1) / c->block_k;
         programs = (int32_t)(total < sm_count ? total : sm_count);
         if (programs < 1) programs = 1;
         params[count++] = &programs;
         grid[0] = programs;
         grid[1] = grid[2] = 1;
     }
-    if (entry->config.last_arrival) {
+    if (c->last_arrival) {
         params[count++] = &workspace;
         params[count++] = &arrivals;
     }
-    return launch(cuda, entry->binary, grid, params, count, stream);
+    return launch(cuda, binary, grid, params, count, stream);
 }
 
 /* dst[a, b, c, j] = src[a, b, c, j] for j < J (capi/aux_kernels.py copy_rows). */
@@ -239,6 +241,27 @@ static gconv_status copy_weight(const gconv_cuda *cuda, int bytes, CUdeviceptr s
                                 int64_t C, CUstream stream) {
     int64_t s[3] = {K_src * taps * C_src, taps * C_src, C_src}, d[3] = {K_dst * taps * C_dst, taps * C_dst, C_dst};
     return copy_rows(cuda, bytes, src, dst, G, K, taps, C, s, d, stream);
+}
+
+/* runtime/forward_twin.py twin_filter: a G x K x taps x C filter into the G x C x taps x K one of the forward twin
+   (capi/aux_kernels.py twin_filter). */
+static gconv_status twin_filter(const gconv_cuda *cuda, int bytes, CUdeviceptr src, CUdeviceptr dst, int64_t G,
+                                int64_t K, int64_t C, int64_t taps, CUstream stream) {
+    int32_t args[4] = {(int32_t)(G * K * C * taps), (int32_t)K, (int32_t)C, (int32_t)taps};
+    void *params[2 + 4 + 2] = {&src, &dst, &args[0], &args[1], &args[2], &args[3]};
+    int64_t grid[3] = {(G * K * C * taps + AUX_BLOCK - 1) / AUX_BLOCK, 1, 1};
+    return launch(cuda, bytes == 4 ? &gconv_aux_twin32 : &gconv_aux_twin16, grid, params, 6, stream);
+}
+
+/* What a choice launches on the (padded) problem t: its entry's kernel on t, or a via_fwd entry's forward kernel
+   (KernelConfig.kernel) on t's forward twin (runtime/launch.py run). */
+static void launched(const gconv_entry *entry, const gconv_prob *t, gconv_config *kernel, gconv_prob *problem) {
+    *kernel = entry->config;
+    *problem = *t;
+    if (entry->config.via_fwd) {
+        *kernel = gconv_forward_kernel(&entry->config);
+        gconv_forward_twin(t, problem); /* gconv_candidate_for checked that t has one */
+    }
 }
 
 typedef struct buffers {
@@ -280,10 +303,14 @@ size_t gconv_temporary_bytes(const gconv_prob *p, const gconv_choice *choice) {
     t.K = choice->padded_K;
     int64_t x = activation_elements(&t, 1, t.C), y = activation_elements(&t, 0, t.K), w = t.G * t.K * t.C * t.Y * t.X;
     size_t total = padded ? (size_t)(x + y + w) * bytes : 0;
+    gconv_config kernel;
+    gconv_prob runs;
+    launched(choice->entry, &t, &kernel, &runs);
+    if (choice->entry->config.via_fwd) total += (size_t)w * bytes; /* the twin filter */
     if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && choice->entry->config.two_stage)
         total += (size_t)w * 4 * (size_t)choice->entry->config.split_k;
-    else if (choice->entry->config.last_arrival) /* the result's fp32 sums: dW, or a split fwd kernel's y */
-        total += (size_t)(gconv_split_result_elements(&t) + arrival_counters(&choice->entry->config, &t)) * 4;
+    else if (kernel.last_arrival) /* the result's fp32 sums: dW, or a split fwd kernel's (or forward twin's) y */
+        total += (size_t)(gconv_split_result_elements(&runs) + arrival_counters(&kernel, &runs)) * 4;
     else if (p->direction == GCONV_DIRECTION_BWD_WEIGHT && accumulates_fp32(&choice->entry->config) &&
              p->dtype != GCONV_DTYPE_FP32)
         total += (size_t)w * 4;
@@ -292,7 +319,7 @@ size_t gconv_temporary_bytes(const gconv_prob *p, const gconv_choice *choice) {
     if (binary->aligned && binary->aligned->scratch_size > scratch) scratch = binary->aligned->scratch_size;
     if (scratch) {
         int64_t grid[3];
-        gconv_tile_grid(&choice->entry->config, &t, grid);
+        gconv_tile_grid(&kernel, &runs, grid);
         total += (size_t)scratch * (size_t)(grid[0] * grid[1] * grid[2]);
     }
     return total;
@@ -330,27 +357,36 @@ static gconv_status run(const gconv_cuda *cuda, const gconv_prob *p, const gconv
             status = copy_weight(cuda, bytes, b, tb, p->G, taps, p->K, p->C, t.K, t.C, p->K, p->C, stream);
         if (status) return status;
     }
+    gconv_config kernel;
+    gconv_prob runs;
+    launched(entry, &t, &kernel, &runs);
     CUdeviceptr workspace = 0, arrivals = 0;
-    if (entry->config.last_arrival) {
+    if (kernel.last_arrival) {
         /* The Python runtime keeps this workspace zeroed between launches (runtime/arrival_workspace.py); here it is
            a zeroed temporary of each call: the result's fp32 sums (dW, or a split fwd kernel's y) and one counter per
            output block. One memset, and the kernel casts its sums into the result itself. */
-        size_t sums = (size_t)gconv_split_result_elements(&t) * 4;
-        status = allocate(cuda, owned, sums + (size_t)arrival_counters(&entry->config, &t) * 4, 1, &workspace, stream);
+        size_t sums = (size_t)gconv_split_result_elements(&runs) * 4;
+        status = allocate(cuda, owned, sums + (size_t)arrival_counters(&kernel, &runs) * 4, 1, &workspace, stream);
         if (status) return status;
         arrivals = workspace + sums;
     }
+    const gconv_binary *binary = entry->binary;
     if (p->direction == GCONV_DIRECTION_FWD) {
-        status = launch_instance(cuda, entry, &t, ta, tb, tout, sm_count, stream, workspace, arrivals);
+        status = launch_instance(cuda, &kernel, binary, &t, ta, tb, tout, sm_count, stream, workspace, arrivals);
+    } else if (entry->config.via_fwd) {  /* dX is the forward twin's output: dY convolved with the twin filter */
+        CUdeviceptr twin_w;
+        if ((status = allocate(cuda, owned, (size_t)weight * bytes, 0, &twin_w, stream))) return status;
+        if ((status = twin_filter(cuda, bytes, tb, twin_w, t.G, t.K, t.C, taps, stream))) return status;
+        status = launch_instance(cuda, &kernel, binary, &runs, ta, twin_w, tout, sm_count, stream, workspace, arrivals);
     } else if (p->direction == GCONV_DIRECTION_BWD_DATA) {
-        status = launch_instance(cuda, entry, &t, tout, tb, ta, sm_count, stream, 0, 0);
+        status = launch_instance(cuda, &kernel, binary, &t, tout, tb, ta, sm_count, stream, 0, 0);
     } else if (entry->config.last_arrival) {
-        status = launch_instance(cuda, entry, &t, ta, tout, tb, sm_count, stream, workspace, arrivals);
+        status = launch_instance(cuda, &kernel, binary, &t, ta, tout, tb, sm_count, stream, workspace, arrivals);
     } else if (entry->config.two_stage) {  /* fp32 slices, one per split (runtime/launch.py), then their sum */
         CUdeviceptr slices;
         int32_t n = (int32_t)weight, count = entry->config.split_k;
         if ((status = allocate(cuda, owned, (size_t)weight * 4 * (size_t)count, 0, &slices, stream))) return status;
-        status = launch_instance(cuda, entry, &t, ta, slices, tb, sm_count, stream, 0, 0);
+        status = launch_instance(cuda, &kernel, binary, &t, ta, slices, tb, sm_count, stream, 0, 0);
         if (status == GCONV_STATUS_SUCCESS) {
             void *params[4 + 2] = {&slices, &tout, &n, &count};
             int64_t grid[3] = {(weight + AUX_BLOCK - 1) / AUX_BLOCK, 1, 1};
@@ -366,7 +402,7 @@ static gconv_status run(const gconv_cuda *cuda, const gconv_prob *p, const gconv
         } else if ((status = allocate(cuda, owned, (size_t)weight * 4, 1, &workspace, stream))) {
             return status;
         }
-        status = launch_instance(cuda, entry, &t, ta, workspace, tb, sm_count, stream, 0, 0);
+        status = launch_instance(cuda, &kernel, binary, &t, ta, workspace, tb, sm_count, stream, 0, 0);
         if (status == GCONV_STATUS_SUCCESS && workspace != tout) {
             int32_t n = (int32_t)weight;
             void *params[3 + 2] = {&workspace, &tout, &n};
@@ -375,7 +411,7 @@ static gconv_status run(const gconv_cuda *cuda, const gconv_prob *p, const gconv
                             params, 3, stream);
         }
     } else {
-        status = launch_instance(cuda, entry, &t, ta, tout, tb, sm_count, stream, 0, 0);
+        status = launch_instance(cuda, &kernel, binary, &t, ta, tout, tb, sm_count, stream, 0, 0);
     }
     if (status || !padded) return status;
     /* runtime/padding.py unpad_result */

@@ -787,11 +787,6 @@ gconv_status gconv_choose(const gconv_prob *p, const char *kernel, gconv_choice 
             choice->seconds = gconv_predicted_seconds(&e->config, p, choice->padded_C, choice->padded_K);
             return GCONV_STATUS_SUCCESS;
         }
-        size_t length = strlen(kernel);
-        if ((length >= 3 && strcmp(kernel + length - 3, "_vf") == 0) || strstr(kernel, "_vf_sk") != NULL)
-            return gconv_fail(GCONV_STATUS_UNKNOWN_KERNEL,
-                              "kernel '%s' runs bwd_data through a forward kernel (via_fwd), which this library leaves "
-                              "out (it has no filter transposition yet); the Python runtime runs it", kernel);
         return gconv_fail(GCONV_STATUS_UNKNOWN_KERNEL,
                           "kernel '%s' is not in this library (rule set '%s', %s); gconv_kernel_name lists them",
                           kernel, gconv_rule_set_name, gconv_arch_name);
