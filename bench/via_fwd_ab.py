@@ -13,8 +13,9 @@ the training problem files (bench/problems/train-*-bf16.csv: never held-out or m
 generated/default/registry.json with the via_fwd twins of its igemm forward instances added (full's entries, sources
 already generated), the device tree then keeping their sources; `gconv generate --all` writes the committed one back.
 `report` compares, per problem, the fastest native kernel with the fastest via_fwd one and with cuDNN (its faster
-mode), per shape class and for the problems of at least 20 us of roofline; then the problems at both ends, and what
-the twins of each forward rule alone would add (the basis of a keep clause).
+mode), per shape class and for the problems of at least 20 us of roofline; then the problems at both ends, what the
+twins of each forward rule alone would add, and what the rules add together, one at a time (the basis of a keep
+clause).
 """
 from __future__ import annotations
 
@@ -118,20 +119,39 @@ def compare(rows: list[dict], arch: str = "sm_90", via_rule: str | None = None) 
     return out
 
 
-def by_rule(rows: list[dict]) -> str:
-    """Per forward rule: the best-of-both speed-up over the native kernels with only that rule's twins added (one
-    pass over the rows, each twin's kind its forward rule)."""
+def fastest_by_twin_rule(rows: list[dict]) -> dict[str, dict[str, tuple[float, str]]]:
+    """fastest_by_kind with each twin's kind its forward rule (and 'native' for the native kernels; cuDNN left out)."""
     rule_of = {e.name: e.rule for e in load_registry("full").entries if e.config.via_fwd}
-    _, best = fastest_by_kind(rows, lambda name: {"via": rule_of.get(name), "native": "native"}.get(kind(name)))
-    lines = []
-    for rule in sorted(set(rule_of.values())):
-        timed = [(kinds["native"][0], kinds.get(rule, (float("inf"),))[0]) for kinds in best.values()
-                 if "native" in kinds]
-        if timed:
-            wins = sum(via < native for native, via in timed)
-            speed = geomean([native / min(native, via) for native, via in timed])
-            lines.append([rule, len(timed), f"{speed:.3f}x", wins])
-    return table(["twins of rule", "problems", "best of both / native's best", "via faster"], lines)
+    return fastest_by_kind(rows, lambda name: {"via": rule_of.get(name), "native": "native"}.get(kind(name)))[1]
+
+
+def gain(best: dict[str, dict[str, tuple[float, str]]], rules: set[str]) -> tuple[int, float, int]:
+    """(problems, geomean of best of both / native's best, problems a twin makes faster) with only the twins of rules
+    added to the native kernels (best: fastest_by_twin_rule's)."""
+    timed = [(kinds["native"][0], min((kinds[rule][0] for rule in rules if rule in kinds), default=float("inf")))
+             for kinds in best.values() if "native" in kinds]
+    if not timed:
+        return 0, 1.0, 0
+    return len(timed), geomean([native / min(native, via) for native, via in timed]), \
+        sum(via < native for native, via in timed)
+
+
+def by_rule(rows: list[dict]) -> str:
+    """Per forward rule: the best-of-both speed-up over the native kernels with only that rule's twins added; then the
+    rules added one at a time, in the order of what each adds alone (what a keep clause of several rules would give:
+    their gains overlap where they win the same problems)."""
+    best = fastest_by_twin_rule(rows)
+    rules = sorted({rule for kinds in best.values() for rule in kinds} - {"native"})
+    alone = {rule: gain(best, {rule}) for rule in rules}
+    headers = ["problems", "best of both / native's best", "via faster"]
+    lines = [[rule, count, f"{speed:.3f}x", wins] for rule, (count, speed, wins) in alone.items() if count]
+    added, cumulative = set(), []
+    for rule in sorted(rules, key=lambda rule: (-alone[rule][1], rule)):
+        added.add(rule)
+        count, speed, wins = gain(best, added)
+        cumulative.append([f"+ {rule}", count, f"{speed:.3f}x", wins])
+    return table(["twins of rule", *headers], lines) + "\n\n" + table(["twins of the rules so far", *headers],
+                                                                        cumulative)
 
 
 def report(compared: list[dict]) -> str:
