@@ -38,7 +38,8 @@ ALL_SWEEPS="baseline-default-bf16-gputime:baseline-synthetic-bf16 fp16/heldout-d
   train-odd-groups-seed1-default-bf16-gputime:train-odd-groups-seed1-synthetic-bf16
   train-seed15-default-fp16-gputime:train-seed15-synthetic-fp16
   train-seed16-default-bf16-gputime:train-seed16-synthetic-bf16
-  train-seed17-bwd-weight-default-bf16-gputime:train-seed17-bwd-weight-synthetic-bf16"
+  train-seed17-bwd-weight-default-bf16-gputime:train-seed17-bwd-weight-synthetic-bf16
+  train-seed18-dilated-depthwise-bwd-weight-default-bf16-gputime:train-seed18-dilated-depthwise-bwd-weight-synthetic-bf16"
 
 # The committed sweeps (of ALL_SWEEPS, held-out ones first) whose problems hold depthwise bwd_data at stride 2 x 2 with a
 # 3x3, 5x5 or 7x7 filter and multiplier 1, 2 or 4: what the stride-2 sliding-rows kernels run

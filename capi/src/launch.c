@@ -264,7 +264,7 @@ static void launched(const gconv_entry *entry, const gconv_prob *t, gconv_config
     }
 }
 
-typedef struct buffers {
+typedef struct buffers { /* run()'s temporaries: at most 3 padded operands, a last-arrival workspace, a twin filter */
     CUdeviceptr pointer[5];
     int count;
 } buffers;
