@@ -532,3 +532,16 @@ def test_strided_sliding_sweep_lists_name_every_sweep_whose_problems_those_kerne
         return any(unsupported_reason(config, problem) is None for problem in problems
                    if problem.direction.value == "bwd_data" for config in kinds.values())
     assert sweep_pairs(text, variable) == [pair for pair in sweep_pairs(text) if runs(pair)]
+
+
+def test_the_dilated_depthwise_shapes_of_seed_18_are_their_headers_derivation():
+    """bench/problems/train-seed18-dilated-depthwise-bwd-weight-synthetic-bf16.csv: the first 16 dilated depthwise
+    shapes of 56 pixels or more of the seeded generator, less every other problem file's shapes (held-out and zoo
+    files among them)."""
+    name = "train-seed18-dilated-depthwise-bwd-weight-synthetic-bf16.csv"
+    others = {p.model_copy(update={"direction": "bwd_weight", "dtype": "bf16"})
+              for path in (REPO_ROOT / "bench" / "problems").glob("*.csv") if path.name != name
+              for p in read_problems(path)}
+    drawn = synthetic_problems(2000, 18, directions=["bwd_weight"], dtypes=["bf16"], batches=[1, 8, 32])
+    expected = [p for p in drawn if p.C == 1 and p.dil_h > 1 and p.Hi >= 56 and p not in others][:16]
+    assert read_problems(REPO_ROOT / "bench" / "problems" / name) == expected
