@@ -2,7 +2,8 @@
 a two-stage split-K workspace's slices, and the filter of a stride-1 bwd_data problem's forward twin (via_fwd).
 
 The Python runtime does these with torch (pad_operands, Tensor.copy_, runtime/forward_twin.py twin_filter); the C
-library has no torch, so it runs these instead. They are compiled ahead of time like the generated instances (capi/aot.py --aux NAME).
+library has no torch, so it runs these instead. They are compiled ahead of time like the generated instances
+(capi/aot.py --aux NAME).
 """
 import triton
 import triton.language as tl
@@ -61,7 +62,7 @@ def sum_slices_f32(src, dst, n, slices):
 @triton.jit
 def twin_filter(src, dst, total, K, C, taps):
     # runtime/forward_twin.py twin_filter on packed channels_last filters: dst[g, c, t, k] = src[g, k, taps-1-t, c]
-    # (G x K x taps x C -> G x C x taps x K: each group's taps reversed and its channel axes swapped); total = G*C*taps*K.
+    # (G x K x taps x C -> G x C x taps x K: each group's taps reversed, its channel axes swapped); total = G*C*taps*K.
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < total
     k = offs % K
