@@ -1,4 +1,5 @@
-"""Automatic channel padding: run a kernel whose vector width (or TMA alignment) the problem's channels miss.
+"""Automatic channel padding: run a kernel whose vector width (or TMA alignment) the problem's channels miss, or a
+depthwise-family kernel built for more channels per group than the problem has.
 
 Padding C and/or K per group with zeros gives the same convolution on the original channels; the result's
 padded channels are dropped. The selector weighs the copies against the faster kernel they enable.
@@ -10,7 +11,7 @@ from functools import lru_cache
 import torch
 from pydantic import BaseModel, ConfigDict
 
-from gconv.schemas import Direction, KernelConfig, Problem
+from gconv.schemas import Algorithm, Direction, KernelConfig, Problem
 
 from .support import unsupported_reason
 
@@ -32,8 +33,8 @@ class ChannelPadding(BaseModel):
     padded_K: int
 
     def __str__(self) -> str:
-        parts = [f"{name} {old}->{new}" for name, old, new in (("C", self.C, self.padded_C), ("K", self.K, self.padded_K))
-                 if old != new]
+        pairs = (("C", self.C, self.padded_C), ("K", self.K, self.padded_K))
+        parts = [f"{name} {old}->{new}" for name, old, new in pairs if old != new]
         return "channels per group padded: " + ", ".join(parts)
 
 
@@ -43,17 +44,25 @@ def _with_channels(problem: Problem, C: int, K: int) -> Problem:
     return problem.model_copy(update={"C": C, "K": K})
 
 
+def _next_power_of_two(value: int) -> int:
+    return 1 << (value - 1).bit_length()
+
+
 def padding_for(config: KernelConfig, problem: Problem) -> ChannelPadding | None:
-    """The cheapest channel padding that lets config run problem (None when none does or it costs too much)."""
+    """The cheapest channel padding that lets config run problem (None when none does or it costs too much): C and K
+    each rounded up to a multiple of 1, the vector width, 16 bytes or block_k; for a depthwise-family kernel (built
+    for exactly C = group_channels, K = multiplier, powers of two in the rules) also both rounded up to the next power
+    of two, so that C = 3 runs the four-channel kernels."""
     aligns = sorted({1, config.vector_width, 16 // problem.dtype.bytes, config.block_k})
+    sizes = {(_round_up(problem.C, c_align), _round_up(problem.K, k_align)) for c_align in aligns for k_align in aligns}
+    if config.algorithm is Algorithm.depthwise:
+        sizes.add((_next_power_of_two(problem.C), _next_power_of_two(problem.K)))
     options = []
-    for c_align in aligns:
-        for k_align in aligns:
-            c, k = _round_up(problem.C, c_align), _round_up(problem.K, k_align)
-            if (c, k) == (problem.C, problem.K) or c * k > MAX_GROWTH * problem.C * problem.K:
-                continue
-            if unsupported_reason(config, _with_channels(problem, c, k)) is None:
-                options.append((c * k, c, k))
+    for c, k in sizes:
+        if (c, k) == (problem.C, problem.K) or c * k > MAX_GROWTH * problem.C * problem.K:
+            continue
+        if unsupported_reason(config, _with_channels(problem, c, k)) is None:
+            options.append((c * k, c, k))
     if not options:
         return None
     _, c, k = min(options)

@@ -187,6 +187,30 @@ def test_forced_kernels_pad_both_channel_counts_in_every_direction():
     assert_close(dw, dw_ref, torch.float16)
 
 
+def test_depthwise_family_kernels_pad_three_channels_to_four_in_every_direction():
+    """C=3 per group runs tiny's four-channel depthwise-family kernels (built for exactly C=4, K=1) with C padded to
+    the next power of two, the result unpadded, in all three directions."""
+    case = dict(N=2, G=8, C=3, K=1, H=6, W=7, Y=3, X=3, stride=1, padding=1, dilation=1)
+    x, w = operands(case, torch.float16, "channels_last")
+    args = conv_args(case)
+    problem = gconv.Problem.from_tensors(x, w, **args)
+    names = {direction: f"{direction}_fp16_depthwise_t4x8c16_f3_m1_cpg4_{tail}" for direction, tail in
+             (("fwd", "sr1_w2_v8"), ("bwd_data", "sr1_w2_v8"), ("bwd_weight", "w4_v8_sk16la"))}
+    assert names["fwd"] in gconv.kernels_for(problem, rule_set="tiny")
+    y_ref = F.conv2d(x.double(), w.double(), **args)
+    assert_close(gconv.conv_fwd(x, w, **args, kernel=names["fwd"], rule_set="tiny"), y_ref, torch.float16)
+    dy = torch.randn(y_ref.shape, generator=torch.Generator().manual_seed(1)).to(torch.float16) \
+        .contiguous(memory_format=torch.channels_last)
+    dx_ref = torch.nn.grad.conv2d_input(x.shape, w.double(), dy.double(), **args)
+    dx = gconv.conv_bwd_data(dy, w, x.shape, **args, kernel=names["bwd_data"], rule_set="tiny")
+    assert dx.shape == x.shape
+    assert_close(dx, dx_ref, torch.float16)
+    dw_ref = torch.nn.grad.conv2d_weight(x.double(), w.shape, dy.double(), **args)
+    dw = gconv.conv_bwd_weight(x, dy, w.shape, **args, kernel=names["bwd_weight"], rule_set="tiny")
+    assert dw.shape == w.shape
+    assert_close(dw, dw_ref, torch.float16)
+
+
 def test_every_tiny_candidate_of_a_problem_gives_the_same_answer():
     """An exhaustive oracle runs kernels_for(problem) one by one with kernel=: each must be right."""
     case = CASES["grouped-odd"]

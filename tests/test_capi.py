@@ -426,9 +426,37 @@ def test_every_library_kernel_on_the_device(lib, aligned):
     assert not failures, "\n".join(failures)
 
 
+PADDED_CHANNELS = [dict(G=4, C=6, K=12), dict(G=8, C=3, K=2)]
+
+
+def padded_problem(direction: str, channels: dict) -> Problem:
+    return Problem(direction=direction, dtype="fp16", N=2, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1, **channels)
+
+
+def padding_instances(rule_set: str, problem: Problem) -> list[str]:
+    """The instances of rule_set that run problem on padded channels (for C=3, the four-channel depthwise-family
+    ones)."""
+    from gconv.runtime.registry import entries_by_name
+    from gconv.runtime.selection import candidate_for
+
+    entries = entries_by_name(rule_set)
+    return [name for name, entry in entries.items() if (c := candidate_for(entry, problem)) and c.padding is not None
+            and (problem.C != 3 or "_cpg4" in name)]
+
+
+@pytest.mark.parametrize("channels", PADDED_CHANNELS, ids=["vector", "depthwise-family"])
 @pytest.mark.parametrize("direction", ["fwd", "bwd_data", "bwd_weight"])
-def test_padded_run_on_the_device(lib, direction):
-    """A vector-width-8 instance forced onto C=6, K=12: gconv_run pads the channels per group, then unpads."""
+def test_the_tests_set_pads_both_channel_cases_in_every_direction(direction, channels):
+    """What test_padded_run_on_the_device runs where the device check builds the `tests` set: never a skip there."""
+    assert padding_instances("tests", padded_problem(direction, channels))
+
+
+@pytest.mark.parametrize("channels", PADDED_CHANNELS, ids=["vector", "depthwise-family"])
+@pytest.mark.parametrize("direction", ["fwd", "bwd_data", "bwd_weight"])
+def test_padded_run_on_the_device(lib, direction, channels):
+    """An instance forced onto channels per group it lacks: gconv_run pads them, then unpads. C=6, K=12 pads for
+    vector width 8; C=3, K=2 pads to a four-channel depthwise-family kernel (runtime/padding.py's next power of
+    two)."""
     reason = _gpu_reason(lib)
     if reason:
         pytest.skip(reason)
@@ -436,12 +464,9 @@ def test_padded_run_on_the_device(lib, direction):
 
     from gconv.runtime.reference import RELATIVE_ERROR_BOUND, poisoned_output, random_operands, reference, \
         relative_error
-    from gconv.runtime.registry import entries_by_name
-    from gconv.runtime.selection import candidate_for
 
-    problem = Problem(direction=direction, dtype="fp16", N=2, G=4, C=6, K=12, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1)
-    entries = entries_by_name(lib.rule_set)
-    names = [n for n in lib.kernel_names() if (c := candidate_for(entries[n], problem)) and c.padding is not None]
+    problem = padded_problem(direction, channels)
+    names = [name for name in padding_instances(lib.rule_set, problem) if name in set(lib.kernel_names())]
     if not names:
         pytest.skip(f"no instance of {lib.rule_set} pads this problem")
     a, b = random_operands(problem, "cuda")

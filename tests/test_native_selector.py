@@ -447,7 +447,8 @@ def test_c_scores_via_fwd_candidates_as_python_does(selector):
     kernels' on the forward twin): C and Python pick alike, with the model and with the rule, and some picks are via
     ones."""
     stored = find_model("bwd_data", "bf16", ARCH)
-    tests = [name for name, e in entries_by_name("tests").items() if e.config.via_fwd and e.config.dtype.value == "bf16"]
+    tests = [name for name, e in entries_by_name("tests").items()
+             if e.config.via_fwd and e.config.dtype.value == "bf16"]
     model = SelectionModel(stored.booster, stored.metadata.model_copy(
         update={"kernel_pool": sorted(set(stored.metadata.kernel_pool) | set(tests))}), stored.path,
         label=stored.label, ranker=stored.ranker)
@@ -467,3 +468,21 @@ def test_c_scores_via_fwd_candidates_as_python_does(selector):
             via_picks += python.candidate.entry.config.via_fwd
             compared += 1
     assert compared > 60 and via_picks > 5, (compared, via_picks)
+
+
+def test_c_pads_three_channels_for_the_depthwise_family_as_python_does(selector):
+    """Three channels per group run the four-channel depthwise-family kernels padded (runtime/padding.py's next power
+    of two): C's candidates, paddings and picks are Python's, with the rule and with the models, and the rule picks
+    such a padded kernel somewhere (so the comparison covers one)."""
+    padded_picks = 0
+    for direction in ("fwd", "bwd_data", "bwd_weight"):
+        for C, K, f, stride, n in ((3, 3, 3, 1, 8), (3, 1, 5, 1, 32), (3, 3, 7, 2, 1), (3, 1, 3, 1, 8)):
+            problem = Problem(direction=direction, dtype="bf16", N=n, G=64, C=C, K=K, Hi=56, Wi=56, Y=f, X=f,
+                              stride_h=stride, stride_w=stride, pad_h=f // 2, pad_w=f // 2)
+            for chooser in (_model(problem), None):
+                python = selection.python_best(problem, "default", ARCH, chooser)
+                c = selection.native_best(selector, problem, "default", ARCH, chooser)
+                assert (c.candidate.name, c.candidate.padding, c.count) == \
+                    (python.candidate.name, python.candidate.padding, python.count), problem.key
+                padded_picks += "_cpg4" in python.candidate.name
+    assert padded_picks >= 3, padded_picks

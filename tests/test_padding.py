@@ -3,7 +3,9 @@ channels_last memory."""
 import pytest
 import torch
 
-from gconv.runtime.padding import pad_activation, pad_weight, unpad_activation, unpad_weight
+from gconv.runtime.padding import (ChannelPadding, pad_activation, pad_weight, padding_for, unpad_activation,
+                                   unpad_weight)
+from gconv.schemas import KernelConfig, Problem
 
 
 def _activation(n, groups, c, h, w, layout):
@@ -50,3 +52,26 @@ def test_the_benchmark_baseline_copies_give_the_same_tensors():
     w = torch.randn(6, 5, 3, 2, dtype=torch.float64).contiguous(memory_format=torch.channels_last)
     assert torch.equal(old.transposing_pad_weight(w, 2, 4, 8), pad_weight(w, 2, 4, 8))
     assert torch.equal(old.transposing_unpad_weight(pad_weight(w, 2, 4, 8), 2, 3, 5), w)
+
+
+def _grouped(C, K, **fields):
+    return Problem(direction="fwd", dtype="bf16", N=1, G=16, C=C, K=K, Hi=8, Wi=8, Y=3, X=3, pad_h=1, pad_w=1,
+                   **fields)
+
+
+@pytest.mark.parametrize("C, K, padded", [(3, 3, (4, 4)), (3, 1, (4, 1)), (2, 3, (2, 4)), (3, 4, (4, 4)),
+                                          (4, 4, None), (3, 5, None), (1, 1, None), (5, 4, None)])
+def test_depthwise_family_kernels_pad_channels_to_the_next_power_of_two(C, K, padded):
+    """A depthwise-family kernel is built for exactly C = group_channels and K = multiplier; other channel counts pad
+    up to the next power of two where that is its size and the work at most doubles (3 x 5 -> 4 x 8 would not; 4 x 4
+    runs unpadded; 5 is more than the kernel's 4)."""
+    size = {(2, 3): "m4_cpg2"}.get((C, K), "m4_cpg4" if K in (3, 4, 5) else "m1_cpg4")
+    config = KernelConfig.from_name(f"fwd_bf16_depthwise_t4x16c16_f3_{size}_w4_v8")
+    expected = None if padded is None else ChannelPadding(C=C, K=K, padded_C=padded[0], padded_K=padded[1])
+    assert padding_for(config, _grouped(C, K)) == expected
+
+
+def test_a_depthwise_problem_is_not_padded_into_a_grouped_one():
+    """C = 1 is its own power of two: the one-channel kernels run it, never the two-channel ones at twice the work."""
+    config = KernelConfig.from_name("fwd_bf16_depthwise_t4x16c16_f3_m1_cpg2_w4_v8")
+    assert padding_for(config, _grouped(1, 1)) is None

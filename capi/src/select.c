@@ -318,6 +318,12 @@ gconv_prob gconv_with_channels(const gconv_prob *p, int64_t C, int64_t K) {
     return q;
 }
 
+static int64_t next_power_of_two(int64_t value) {
+    int64_t power = 1;
+    while (power < value) power *= 2;
+    return power;
+}
+
 /* runtime/padding.py padding_for: the cheapest (C*K, C, K) padding that makes c run p; 0 when none does. */
 static int padding_for(const gconv_config *c, const gconv_prob *p, int64_t *padded_C, int64_t *padded_K) {
     /* Padding only grows C and K: what it cannot change rejects p padded too (the same answer, found without trying
@@ -344,21 +350,29 @@ static int padding_for(const gconv_config *c, const gconv_prob *p, int64_t *padd
     int found = 0;
     wide best_area = 0;
     int64_t best_C = 0, best_K = 0;
-    for (int i = 0; i < count; i++)
-        for (int j = 0; j < count; j++) {
-            int64_t C = (int64_t)round_up(p->C, sorted[i]), K = (int64_t)round_up(p->K, sorted[j]);
-            if (C == p->C && K == p->K) continue;
-            wide area = (wide)C * K;
-            if ((double)area > GCONV_MAX_GROWTH * (double)p->C * (double)p->K) continue;
-            gconv_prob q = gconv_with_channels(p, C, K);
-            if (!supports(c, &q)) continue;
-            if (!found || area < best_area || (area == best_area && (C < best_C || (C == best_C && K < best_K)))) {
-                found = 1;
-                best_area = area;
-                best_C = C;
-                best_K = K;
-            }
+    /* each pair of alignments, then (depthwise) both channel counts at the next power of two */
+    int pairs = count * count + (c->algorithm == GCONV_ALGORITHM_DEPTHWISE);
+    for (int n = 0; n < pairs; n++) {
+        int64_t C, K;
+        if (n < count * count) {
+            C = (int64_t)round_up(p->C, sorted[n / count]);
+            K = (int64_t)round_up(p->K, sorted[n % count]);
+        } else {
+            C = next_power_of_two(p->C);
+            K = next_power_of_two(p->K);
         }
+        if (C == p->C && K == p->K) continue;
+        wide area = (wide)C * K;
+        if ((double)area > GCONV_MAX_GROWTH * (double)p->C * (double)p->K) continue;
+        gconv_prob q = gconv_with_channels(p, C, K);
+        if (!supports(c, &q)) continue;
+        if (!found || area < best_area || (area == best_area && (C < best_C || (C == best_C && K < best_K)))) {
+            found = 1;
+            best_area = area;
+            best_C = C;
+            best_K = K;
+        }
+    }
     if (found) {
         *padded_C = best_C;
         *padded_K = best_K;
@@ -367,7 +381,8 @@ static int padding_for(const gconv_config *c, const gconv_prob *p, int64_t *padd
 }
 
 /* runtime/selection.py narrower_than_needed: a depthwise-algorithm config loading narrower vectors than the arch's
- * widest where its widest twin runs p too (G % widest == 0); left out of the candidates, though a forced kernel runs. */
+ * widest where its widest twin runs p too (G % widest == 0); left out of the candidates, though a forced kernel
+ * runs. */
 static int narrower_than_needed(const gconv_config *c, const gconv_prob *p) {
     if (c->algorithm != GCONV_ALGORITHM_DEPTHWISE) return 0;  /* most of the pool: no division on the hot loop */
     int64_t widest = gconv_arch_data.max_vector_bytes / gconv_dtype_bytes(p->dtype);
