@@ -53,7 +53,7 @@ def padding_for(config: KernelConfig, problem: Problem) -> ChannelPadding | None
     each rounded up to a multiple of 1, the vector width, 16 bytes or block_k; for a depthwise-family kernel (built
     for exactly C = group_channels, K = multiplier, powers of two in the rules) also both rounded up to the next power
     of two, so that C = 3 runs the four-channel kernels."""
-    aligns = sorted({1, config.vector_width, 16 // problem.dtype.bytes, config.block_k})
+    aligns = {1, config.vector_width, 16 // problem.dtype.bytes, config.block_k}
     sizes = {(_round_up(problem.C, c_align), _round_up(problem.K, k_align)) for c_align in aligns for k_align in aligns}
     if config.algorithm is Algorithm.depthwise:
         sizes.add((_next_power_of_two(problem.C), _next_power_of_two(problem.K)))

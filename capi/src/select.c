@@ -324,6 +324,24 @@ static int64_t next_power_of_two(int64_t value) {
     return power;
 }
 
+/* The cheapest padding so far of padding_for: (area, C, K) compared as Python's min over tuples. */
+typedef struct {
+    int found;
+    wide area;
+    int64_t C, K;
+} padding_choice;
+
+/* Keeps (C, K) in best when it pads p, grows the work at most GCONV_MAX_GROWTH-fold, c runs it and it is cheaper. */
+static void consider_padding(const gconv_config *c, const gconv_prob *p, int64_t C, int64_t K, padding_choice *best) {
+    if (C == p->C && K == p->K) return;
+    wide area = (wide)C * K;
+    if ((double)area > GCONV_MAX_GROWTH * (double)p->C * (double)p->K) return;
+    gconv_prob q = gconv_with_channels(p, C, K);
+    if (!supports(c, &q)) return;
+    if (!best->found || area < best->area || (area == best->area && (C < best->C || (C == best->C && K < best->K))))
+        *best = (padding_choice){1, area, C, K};
+}
+
 /* runtime/padding.py padding_for: the cheapest (C*K, C, K) padding that makes c run p; 0 when none does. */
 static int padding_for(const gconv_config *c, const gconv_prob *p, int64_t *padded_C, int64_t *padded_K) {
     /* Padding only grows C and K: what it cannot change rejects p padded too (the same answer, found without trying
@@ -335,49 +353,23 @@ static int padding_for(const gconv_config *c, const gconv_prob *p, int64_t *padd
     if (c->groups_to_merge > p->G) return 0;
     int64_t aligns[4] = {1, c->vector_width, 16 / gconv_dtype_bytes(p->dtype), c->block_k};
     int count = 0;
-    int64_t sorted[4];
-    for (int i = 0; i < 4; i++) {  /* sorted({...}) */
+    int64_t distinct[4];  /* {...}: each alignment once (the order is free: consider_padding's is a total order) */
+    for (int i = 0; i < 4; i++) {
         int seen = 0;
-        for (int j = 0; j < count; j++) seen |= sorted[j] == aligns[i];
-        if (!seen) sorted[count++] = aligns[i];
+        for (int j = 0; j < count; j++) seen |= distinct[j] == aligns[i];
+        if (!seen) distinct[count++] = aligns[i];
     }
-    for (int i = 1; i < count; i++)
-        for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
-            int64_t t = sorted[j];
-            sorted[j] = sorted[j - 1];
-            sorted[j - 1] = t;
-        }
-    int found = 0;
-    wide best_area = 0;
-    int64_t best_C = 0, best_K = 0;
-    /* each pair of alignments, then (depthwise) both channel counts at the next power of two */
-    int pairs = count * count + (c->algorithm == GCONV_ALGORITHM_DEPTHWISE);
-    for (int n = 0; n < pairs; n++) {
-        int64_t C, K;
-        if (n < count * count) {
-            C = (int64_t)round_up(p->C, sorted[n / count]);
-            K = (int64_t)round_up(p->K, sorted[n % count]);
-        } else {
-            C = next_power_of_two(p->C);
-            K = next_power_of_two(p->K);
-        }
-        if (C == p->C && K == p->K) continue;
-        wide area = (wide)C * K;
-        if ((double)area > GCONV_MAX_GROWTH * (double)p->C * (double)p->K) continue;
-        gconv_prob q = gconv_with_channels(p, C, K);
-        if (!supports(c, &q)) continue;
-        if (!found || area < best_area || (area == best_area && (C < best_C || (C == best_C && K < best_K)))) {
-            found = 1;
-            best_area = area;
-            best_C = C;
-            best_K = K;
-        }
+    padding_choice best = {0};
+    for (int i = 0; i < count; i++)
+        for (int j = 0; j < count; j++)
+            consider_padding(c, p, (int64_t)round_up(p->C, distinct[i]), (int64_t)round_up(p->K, distinct[j]), &best);
+    if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE)  /* built for exactly C = group_channels, K = multiplier */
+        consider_padding(c, p, next_power_of_two(p->C), next_power_of_two(p->K), &best);
+    if (best.found) {
+        *padded_C = best.C;
+        *padded_K = best.K;
     }
-    if (found) {
-        *padded_C = best_C;
-        *padded_K = best_K;
-    }
-    return found;
+    return best.found;
 }
 
 /* runtime/selection.py narrower_than_needed: a depthwise-algorithm config loading narrower vectors than the arch's
