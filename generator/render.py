@@ -193,7 +193,7 @@ CHOICES = {"tap_loop": tuple(TAP_LOOPS), "k_walk": K_WALKS, "loop_stages": LOOP_
            "tap_walk": TAP_WALKS, "group_rows": GROUP_ROWS, "bounds": BOUNDS, "dy_view": DY_VIEWS,
            "warp_specialize": WARP_SPECIALIZE}
 # The channels (and filters) a group the split reduction takes apart and joins: tl.split and tl.join halve and double.
-SPLIT_COUNTS = (1, 2, 4)
+SPLIT_COUNTS = (1, 2, 4, 8)
 TAP_LOOP_TEMPLATES = ("depthwise_fwd.py.j2", "depthwise_bwd_data.py.j2")
 PLAIN_LOOP_TEMPLATES = ("depthwise_bwd_weight.py.j2", "direct_bwd_weight.py.j2", "direct_fwd.py.j2",
                         "direct_bwd_data.py.j2")
@@ -320,7 +320,7 @@ def split_weight_terms(config: KernelConfig) -> list[dict]:
     """The split reduction's weights: one [groups] vector a (filter m, channel c) pair of a group, w[g * M + m, c] at
     m * swk + c * swc past the group's first filter (its offset text: empty for the first)."""
     if config.multiplier not in SPLIT_COUNTS or config.group_channels not in SPLIT_COUNTS:
-        raise ValueError(f"{config.name}: the split channel reduction takes 1, 2 or 4 channels and filters a group")
+        raise ValueError(f"{config.name}: the split channel reduction takes 1, 2, 4 or 8 channels and filters a group")
     def steps(count: int, stride: str) -> str:
         return "" if count == 0 else f" + {stride}" if count == 1 else f" + {count} * {stride}"
 
