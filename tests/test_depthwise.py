@@ -111,6 +111,25 @@ CASES = [
     ("bwd_data_fp32_depthwise_t4x8c8_f3_m1_cpg4_sr2_w2_v1", dict(N=2, G=5, C=4, K=1, Hi=12, Wi=15, Y=3, X=3,
                                                                   stride_h=2, stride_w=2, pad_h=0, pad_w=1, dil_h=1,
                                                                   dil_w=1)),
+    # Eight filters a group (m8: C/G 3-4 with K/G 5-8 padded to 4 x 8, bench/results/multiplier8/): the per-tap and
+    # sliding-rows fwd kernels, the sliding-rows bwd_data ones at strides 1 and 2 x 2, and the per-tap bwd_data kernel
+    # of two channels (`full`), whose split reduction takes its filters apart eight ways.
+    ("fwd_fp16_depthwise_t4x8c16_f3_m8_cpg4_w2_v8", dict(N=2, G=24, C=4, K=8, Hi=9, Wi=12, Y=3, X=3, stride_h=1,
+                                                          stride_w=2, pad_h=1, pad_w=0, dil_h=2, dil_w=1)),
+    ("fwd_fp32_depthwise_t4x16c8_f5_m8_cpg4_sr1_w4_v1", dict(N=1, G=11, C=4, K=8, Hi=11, Wi=13, Y=5, X=5,
+                                                              stride_h=1, stride_w=2, pad_h=2, pad_w=1, dil_h=1,
+                                                              dil_w=2)),
+    ("fwd_fp16_depthwise_t4x16c16_f7_m8_cpg4_sr2_w4_v8", dict(N=1, G=16, C=4, K=8, Hi=15, Wi=12, Y=7, X=7,
+                                                               stride_h=2, stride_w=1, pad_h=3, pad_w=3, dil_h=1,
+                                                               dil_w=1)),
+    ("bwd_data_fp16_depthwise_t4x8c8_f5_m8_cpg4_sr1_w2_v8", dict(N=1, G=8, C=4, K=8, Hi=13, Wi=10, Y=5, X=5,
+                                                                  stride_h=1, stride_w=1, pad_h=2, pad_w=2, dil_h=1,
+                                                                  dil_w=2)),
+    ("bwd_data_fp32_depthwise_t8x8c16_f3_m8_cpg4_sr2_w4_v1", dict(N=2, G=5, C=4, K=8, Hi=15, Wi=13, Y=3, X=3,
+                                                                   stride_h=2, stride_w=2, pad_h=1, pad_w=0, dil_h=1,
+                                                                   dil_w=1)),
+    ("bwd_data_fp32_depthwise_t4x8c8_f3_m8_cpg2_w2_v1", dict(N=2, G=7, C=2, K=8, Hi=13, Wi=11, Y=3, X=3, stride_h=3,
+                                                              stride_w=2, pad_h=1, pad_w=2, dil_h=2, dil_w=1)),
     # Sliding-rows bwd_weight (one program per filter column): row strides 1 and 2, W stride and dilation, split and
     # unsplit, groups no block divides, tiles cut by the image edge.
     ("bwd_weight_fp32_depthwise_t4x8c16_f5_m1_sr1_w2_v1_sk4", dict(N=2, G=19, K=1, Hi=11, Wi=13, Y=5, X=5,
@@ -174,7 +193,8 @@ SPLIT_CASES = [case for case in CASES if has_channel_reduce(KernelConfig.from_na
 def test_split_channel_reduction_matches_float64_reference(name, fields, tmp_path):
     config = KernelConfig.from_name(name)
     source = render(config, Provenance(("rules/x.yaml",), "test", (), "test"), {"channel_reduce": "split"})
-    per_load = {1: 0, 2: 1, 4: 3}[config.group_channels if config.direction is Direction.fwd else config.multiplier]
+    taken_apart = config.group_channels if config.direction is Direction.fwd else config.multiplier
+    per_load = taken_apart - 1  # tl.split halves: 2 -> 1 split, 4 -> 3, 8 -> 7
     loads = len(sliding_source_rows(config)) if config.sliding_rows else 1  # sliding rows split each row they load
     assert "tl.sum(" not in source and source.count("tl.split(") == per_load * loads
     path = tmp_path / f"{name}.py"
@@ -189,10 +209,12 @@ def test_split_channel_reduction_covers_the_tiny_group_and_multiplier_cases():
         "bwd_data_fp16_depthwise_t4x8c16_f7_m1_cpg4_w4_v8",
         "bwd_data_fp16_depthwise_t4x8c16_f7_m4_w4_v8", "bwd_data_fp32_depthwise_t2x16c128_f1_m2_w4_v1",
         "bwd_data_fp32_depthwise_t2x4c16_f3_m4_cpg2_w2_v1", "bwd_data_fp32_depthwise_t2x4c16_f5_m2_w2_v1",
-        "bwd_data_fp32_depthwise_t4x8c16_f3_m4_cpg4_w2_v1", "fwd_fp16_depthwise_t4x8c16_f3_m4_cpg4_w2_v8",
+        "bwd_data_fp32_depthwise_t4x8c16_f3_m4_cpg4_w2_v1", "bwd_data_fp32_depthwise_t4x8c8_f3_m8_cpg2_w2_v1",
+        "fwd_fp16_depthwise_t4x16c16_f7_m8_cpg4_sr2_w4_v8", "fwd_fp16_depthwise_t4x8c16_f3_m4_cpg4_w2_v8",
+        "fwd_fp16_depthwise_t4x8c16_f3_m8_cpg4_w2_v8",
         "fwd_fp16_depthwise_t4x8c16_f5_m1_cpg4_w4_v8", "fwd_fp16_depthwise_t8x8c8_f7_m1_cpg4_sr1_w2_v8",
-        "fwd_fp32_depthwise_t2x8c16_f3_m2_cpg2_w2_v1", "fwd_fp32_depthwise_t4x8c16_f3_m4_cpg2_sr2_w4_v1",
-        "fwd_fp32_depthwise_t4x8c16_f5_m2_cpg2_sr1_w2_v1"]
+        "fwd_fp32_depthwise_t2x8c16_f3_m2_cpg2_w2_v1", "fwd_fp32_depthwise_t4x16c8_f5_m8_cpg4_sr1_w4_v1",
+        "fwd_fp32_depthwise_t4x8c16_f3_m4_cpg2_sr2_w4_v1", "fwd_fp32_depthwise_t4x8c16_f5_m2_cpg2_sr1_w2_v1"]
 
 
 @pytest.mark.parametrize("name, expected", [

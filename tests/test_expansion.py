@@ -26,8 +26,10 @@ def test_subset_relations(expansions, subset, superset):
 
 def test_sizes_match_their_purpose(expansions):
     full = len(expansions["full"])
-    assert 300 <= full <= 10400  # 10,214 since session 64's via_fwd twins of the 932 igemm forward kernels
-    for name in ("profiler", "tests"):  # tests: 1,216 (11.9% of full since session 64)
+    # 10,214 since session 64's via_fwd twins of the 932 igemm forward kernels; 10,916 with session 69's
+    # eight-filter tiny-group kernels (702, bench/results/multiplier8/)
+    assert 300 <= full <= 11000
+    for name in ("profiler", "tests"):  # tests: 1,216 (11.1% of full since session 69)
         assert 0.10 * full <= len(expansions[name]) <= 0.40 * full, name
     for direction in Direction:
         tiny = [i for i in expansions["tiny"] if i.config.direction is direction]
