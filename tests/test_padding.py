@@ -64,15 +64,22 @@ def _grouped(C, K, **fields):
                                                 (4, 4, "m4_cpg4", None), (3, 5, "m4_cpg4", None),
                                                 (1, 1, "m1_cpg4", None), (5, 4, "m4_cpg4", None),
                                                 (3, 6, "m8_cpg4", (4, 8)), (4, 5, "m8_cpg4", (4, 8)),
-                                                (3, 5, "m8_cpg4", None), (4, 4, "m8_cpg4", (4, 8))])
+                                                (3, 5, "m8_cpg4", None)])
 def test_depthwise_family_kernels_pad_channels_to_the_next_power_of_two(C, K, size, padded):
     """A depthwise-family kernel is built for exactly C = group_channels and K = multiplier; other channel counts pad
     up to the next power of two where that is its size and the work at most doubles (3 x 5 -> 4 x 8 would not; 4 x 4
-    runs unpadded; 5 is more than the kernel's 4). The eight-filter kernels take 3 x 6 and 4 x 5, and 4 x 4 as the
-    16-byte alignment pads K (exactly twice the work: the selector weighs it, bench/results/multiplier8/)."""
+    runs unpadded; 5 is more than the kernel's 4). The eight-filter kernels take 3 x 6 and 4 x 5."""
     config = KernelConfig.from_name(f"fwd_bf16_depthwise_t4x16c16_f3_{size}_w4_v8")
     expected = None if padded is None else ChannelPadding(C=C, K=K, padded_C=padded[0], padded_K=padded[1])
     assert padding_for(config, _grouped(C, K)) == expected
+
+
+@pytest.mark.parametrize("name, C, K", [("fwd_bf16_depthwise_t4x16c16_f3_m8_cpg4_w4_v8", 4, 4),
+                                        ("fwd_bf16_depthwise_t4x16c16_f3_m4_cpg2_w4_v4", 2, 2)])
+def test_no_alignment_pads_a_depthwise_family_kernel(name, C, K):
+    """Its vectors run along the groups: 4 x 4 is not padded to 4 x 8 for the 16-byte alignment, nor 2 x 2 to 2 x 4
+    for 4-wide vectors (kernels of twice the work, never the fastest: bench/results/multiplier8/)."""
+    assert padding_for(KernelConfig.from_name(name), _grouped(C, K)) is None
 
 
 def test_a_depthwise_problem_is_not_padded_into_a_grouped_one():

@@ -342,6 +342,15 @@ static void consider_padding(const gconv_config *c, const gconv_prob *p, int64_t
         *best = (padding_choice){1, area, C, K};
 }
 
+/* The padding best holds into *padded_C x *padded_K; whether there is one. */
+static int padding_found(const padding_choice *best, int64_t *padded_C, int64_t *padded_K) {
+    if (best->found) {
+        *padded_C = best->C;
+        *padded_K = best->K;
+    }
+    return best->found;
+}
+
 /* runtime/padding.py padding_for: the cheapest (C*K, C, K) padding that makes c run p; 0 when none does. */
 static int padding_for(const gconv_config *c, const gconv_prob *p, int64_t *padded_C, int64_t *padded_K) {
     /* Padding only grows C and K: what it cannot change rejects p padded too (the same answer, found without trying
@@ -351,6 +360,13 @@ static int padding_for(const gconv_config *c, const gconv_prob *p, int64_t *padd
         return 0;
     if (c->algorithm == GCONV_ALGORITHM_DIRECT && c->vector_width > 1 && (p->C > 1 || p->K > 1)) return 0;
     if (c->groups_to_merge > p->G) return 0;
+    padding_choice best = {0};
+    if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE) {
+        /* built for exactly C = group_channels, K = multiplier (its vectors run along the groups): the next power of
+         * two only, no alignment */
+        consider_padding(c, p, next_power_of_two(p->C), next_power_of_two(p->K), &best);
+        return padding_found(&best, padded_C, padded_K);
+    }
     int64_t aligns[4] = {1, c->vector_width, 16 / gconv_dtype_bytes(p->dtype), c->block_k};
     int count = 0;
     int64_t distinct[4];  /* {...}: each alignment once (the order is free: consider_padding's is a total order) */
@@ -359,17 +375,10 @@ static int padding_for(const gconv_config *c, const gconv_prob *p, int64_t *padd
         for (int j = 0; j < count; j++) seen |= distinct[j] == aligns[i];
         if (!seen) distinct[count++] = aligns[i];
     }
-    padding_choice best = {0};
     for (int i = 0; i < count; i++)
         for (int j = 0; j < count; j++)
             consider_padding(c, p, (int64_t)round_up(p->C, distinct[i]), (int64_t)round_up(p->K, distinct[j]), &best);
-    if (c->algorithm == GCONV_ALGORITHM_DEPTHWISE)  /* built for exactly C = group_channels, K = multiplier */
-        consider_padding(c, p, next_power_of_two(p->C), next_power_of_two(p->K), &best);
-    if (best.found) {
-        *padded_C = best.C;
-        *padded_K = best.K;
-    }
-    return best.found;
+    return padding_found(&best, padded_C, padded_K);
 }
 
 /* runtime/selection.py narrower_than_needed: a depthwise-algorithm config loading narrower vectors than the arch's
