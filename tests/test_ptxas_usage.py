@@ -40,6 +40,23 @@ def test_the_rolled_multiplier_4_kernel_does_not_spill():
     assert 0 < usage.registers <= 255
 
 
+# Eight filters a group (bench/results/multiplier8/): the per-tap fwd tile that ran fastest most often compiles for
+# sm_90 without spilling, and the eight-way split reduction of the sliding-rows bwd_data kernels (`full`) compiles
+# (its 16-group sliding fwd tiles spill 0.4-5.5 KB a thread and are rarely near the best).
+@pytest.mark.parametrize("rule_set, name, fields", [
+    ("default", "fwd_bf16_depthwise_t4x16c16_f5_m8_cpg4_w4_v8", dict(Y=5, X=5, stride_h=2, stride_w=2, pad_h=2,
+                                                                      pad_w=2)),
+    ("full", "bwd_data_bf16_depthwise_t4x8c8_f3_m8_cpg4_sr1_w2_v8", dict(Y=3, X=3, pad_h=1, pad_w=1)),
+])
+def test_eight_filter_kernels_compile_for_sm_90_without_spilling(rule_set, name, fields):
+    entry = entries_by_name(rule_set)[name]
+    problem = Problem(direction=entry.config.direction, dtype="bf16", N=8, G=128, C=4, K=8, Hi=64, Wi=64, **fields)
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        usage = pool.submit(measure_one, str(REPO_ROOT / entry.source), entry.name, problem, "sm_90").result()
+    assert usage.stack_bytes == 0, usage
+    assert 0 < usage.registers <= 255
+
+
 @pytest.mark.parametrize("name, fields, expected", [
     # C = K = 24: a multiple of the vector width 8 the JIT sees divisible by 8 only (it specialises on 16): every
     # masked channel run was loaded and stored 2 bytes at a time, now in 16-byte asynchronous copies.
