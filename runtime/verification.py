@@ -136,10 +136,11 @@ DEVICE_SHAPES: dict[str, dict] = {
     # The same for C (TMA bwd_data reads whole block_k steps of K: K = 64)
     "aligned8-c24-k64": dict(N=2, G=3, C=24, K=64, Hi=12, Wi=13, Y=3, X=3, pad_h=1, pad_w=1),
     # Tiny-group fwd with sliding rows (bench/results/tiny-sliding/): every (C, K, filter, row stride) of its kernels,
-    # row dilation 1 as they need, G = 24 (a partial 16-group block, 8 modulo 16), sizes no tile divides.
+    # row dilation 1 as they need, G = 24 (a partial 16-group block, 8 modulo 16), sizes no tile divides; K = 8 also
+    # runs the eight-filter per-tap and bwd_data kernels (bench/results/multiplier8/), which no shape above has.
     **{f"tiny-sliding-c{c}k{k}-{f}x{f}-s{s}": dict(N=1, G=24, C=c, K=k, Hi=4 * s + 2 * f + 1, Wi=2 * f + 3, Y=f, X=f,
                                                      stride_h=s, stride_w=s, pad_h=f // 2, pad_w=f // 2)
-       for c in (2, 4) for k in (1, 2, 4) for f in (3, 5, 7) for s in (1, 2)},
+       for c in (2, 4) for k in (1, 2, 4, 8) for f in (3, 5, 7) for s in (1, 2)},
 }
 
 
