@@ -1,6 +1,7 @@
-"""bench/ptxas_usage.py: the JIT's specialisation of a problem, a rolled depthwise bwd_data kernel compiled for sm_90
-on the CPU without spilling, vector kernels loading whole vectors where the JIT cannot see the sizes aligned, and split
-bwd_weight kernels adding their partial sums without a fence per atomic (two-stage ones without atomics)."""
+"""bench/ptxas_usage.py: the JIT's specialisation of a problem, depthwise kernels (a rolled bwd_data one, two of eight
+filters a group) compiled for sm_90 on the CPU without spilling, vector kernels loading whole vectors where the JIT
+cannot see the sizes aligned, and split bwd_weight kernels adding their partial sums without a fence per atomic
+(two-stage ones without atomics)."""
 import multiprocessing
 
 import pytest
@@ -31,26 +32,27 @@ def test_jit_specialisation_marks_multiples_of_16_and_ones():
     assert ones == ("C", "stride_h", "stride_w", "sxc", "swc", "swx", "syk")
 
 
-def test_the_rolled_multiplier_4_kernel_does_not_spill():
-    entry = entries_by_name("default")["bwd_data_bf16_depthwise_t4x16c32_f5_m4_w4_v8"]
-    # In a spawned interpreter, as `gconv check` compiles: this session may have imported Triton to interpret.
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        usage = pool.submit(measure_one, str(REPO_ROOT / entry.source), entry.name, PROBLEM, "sm_90").result()
-    assert usage.stack_bytes == 0, usage  # unrolled, it spilled ~1-5 KB per thread (bench/results/tap-loop/)
-    assert 0 < usage.registers <= 255
+def _eight_filter_problem(**fields) -> Problem:
+    return Problem(direction=fields.pop("direction"), dtype="bf16", N=8, G=128, C=4, K=8, Hi=64, Wi=64, **fields)
 
 
-# Eight filters a group (bench/results/multiplier8/): the per-tap fwd tile that ran fastest most often compiles for
-# sm_90 without spilling, and the eight-way split reduction of the sliding-rows bwd_data kernels (`full`) compiles
-# (its 16-group sliding fwd tiles spill 0.4-5.5 KB a thread and are rarely near the best).
-@pytest.mark.parametrize("rule_set, name, fields", [
-    ("default", "fwd_bf16_depthwise_t4x16c16_f5_m8_cpg4_w4_v8", dict(Y=5, X=5, stride_h=2, stride_w=2, pad_h=2,
-                                                                      pad_w=2)),
-    ("full", "bwd_data_bf16_depthwise_t4x8c8_f3_m8_cpg4_sr1_w2_v8", dict(Y=3, X=3, pad_h=1, pad_w=1)),
-])
-def test_eight_filter_kernels_compile_for_sm_90_without_spilling(rule_set, name, fields):
+SPILL_CASES = [
+    # The rolled multiplier-4 kernel: unrolled, it spilled ~1-5 KB per thread (bench/results/tap-loop/).
+    ("default", "bwd_data_bf16_depthwise_t4x16c32_f5_m4_w4_v8", PROBLEM),
+    # Eight filters a group (bench/results/multiplier8/): the per-tap fwd tile that ran fastest most often, and the
+    # eight-way split reduction of the sliding-rows bwd_data kernels (`full`) (the 16-group sliding fwd tiles spill
+    # 0.4-5.5 KB a thread and are rarely near the best).
+    ("default", "fwd_bf16_depthwise_t4x16c16_f5_m8_cpg4_w4_v8",
+     _eight_filter_problem(direction="fwd", Y=5, X=5, stride_h=2, stride_w=2, pad_h=2, pad_w=2)),
+    ("full", "bwd_data_bf16_depthwise_t4x8c8_f3_m8_cpg4_sr1_w2_v8",
+     _eight_filter_problem(direction="bwd_data", Y=3, X=3, pad_h=1, pad_w=1)),
+]
+
+
+@pytest.mark.parametrize("rule_set, name, problem", SPILL_CASES, ids=[name for _, name, _ in SPILL_CASES])
+def test_depthwise_kernels_compile_for_sm_90_without_spilling(rule_set, name, problem):
     entry = entries_by_name(rule_set)[name]
-    problem = Problem(direction=entry.config.direction, dtype="bf16", N=8, G=128, C=4, K=8, Hi=64, Wi=64, **fields)
+    # In a spawned interpreter, as `gconv check` compiles: this session may have imported Triton to interpret.
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
         usage = pool.submit(measure_one, str(REPO_ROOT / entry.source), entry.name, problem, "sm_90").result()
     assert usage.stack_bytes == 0, usage
