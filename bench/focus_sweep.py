@@ -132,6 +132,11 @@ def gather(pairs: list[str], name: str, remeasure: str | None, bench: Path = BEN
     return len(focus), len(kept), sum(len(job.pending) for job in owed)
 
 
+def rows_beyond(rows: list[dict], ledger: frozenset[tuple[str, str]]) -> list[dict]:
+    """The rows of a resumed focus sweep that gather's ledger does not list: those the device measured."""
+    return [row for row in rows if pair_key(row) not in ledger]
+
+
 def scatter(pairs: list[str], name: str, measured: Path, bench: Path = BENCH, note: str = "") -> dict[Path, int]:
     """Move the rows measured holds beyond gather's ledger into the sweeps (above); rows added or replaced per sweep.
     A note goes into the detail column of every moved row whose detail is empty (e.g. the GPU of a focus sweep run on
@@ -139,7 +144,7 @@ def scatter(pairs: list[str], name: str, measured: Path, bench: Path = BENCH, no
     sweeps = [sweep_files(pair, bench) for pair in pairs]  # every sweep found before the first is rewritten
     before = read_pair_list(ledger_path(bench, name))
     new = [row if row["detail"] or not note else {**row, "detail": note}
-           for row in read_rows(measured) if pair_key(row) not in before]
+           for row in rows_beyond(read_rows(measured), before)]
     added = {}
     for result, problem_file in sweeps:
         keys = {problem.key for problem in read_problems(problem_file)}

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from gconv.bench.compare_rows import quantile, row_ratios
-from gconv.bench.focus_sweep import pair_key, read_pair_list
+from gconv.bench.focus_sweep import read_pair_list, rows_beyond
 from gconv.bench.rows import existing_rows, rewrite_rows
 from gconv.bench.summary import geomean
 from gconv.heuristics.dataset import ProblemMeasurements, group_by_target, read_measurements
@@ -28,18 +28,13 @@ from gconv.tables import table
 RUN_NAMES = ("run-a.csv", "run-b.csv")
 
 
-def new_rows(rows: list[dict], ledger: frozenset[tuple[str, str]]) -> list[dict]:
-    """The rows of a resumed focus sweep that its ledger does not list: those the device measured."""
-    return [row for row in rows if pair_key(row) not in ledger]
-
-
 def split(ledger: Path, resumed: list[Path], out_dir: Path) -> list[tuple[Path, int]]:
     """Write each resumed copy's new rows to out_dir/run-a.csv, run-b.csv; (path, rows) of each."""
     listed = read_pair_list(ledger)
     written = []
     out_dir.mkdir(parents=True, exist_ok=True)
     for source, name in zip(resumed, RUN_NAMES, strict=True):
-        rows = new_rows(existing_rows(source), listed)
+        rows = rows_beyond(existing_rows(source), listed)
         if not rows:
             raise ValueError(f"{source}: no rows beyond the ledger {ledger}: was it resumed on the device?")
         rewrite_rows(out_dir / name, rows)

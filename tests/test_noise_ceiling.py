@@ -2,8 +2,8 @@
 import pytest
 from sweep_rows import write_sweep_rows
 
-from gconv.bench.focus_sweep import write_pair_list
-from gconv.bench.noise_ceiling import ceiling_reports, main, new_rows, split
+from gconv.bench.focus_sweep import rows_beyond, write_pair_list
+from gconv.bench.noise_ceiling import ceiling_reports, main, split
 
 P = "fwd_bf16_n1_g2_c4_k4_hi8_wi8_y3_x3_s1x1_p1x1_d1x1"
 
@@ -32,7 +32,7 @@ def test_split_keeps_the_rows_beyond_the_ledger(tmp_path):
     write_pair_list(ledger, [(P, "k1")])
     written = split(ledger, [a, b], tmp_path / "out")
     assert [(path.name, count) for path, count in written] == [("run-a.csv", 2), ("run-b.csv", 1)]
-    assert [row["kernel"] for row in new_rows([{"problem": P, "kernel": "k1"}, {"problem": P, "kernel": "k9"}],
+    assert [row["kernel"] for row in rows_beyond([{"problem": P, "kernel": "k1"}, {"problem": P, "kernel": "k9"}],
                                               frozenset({(P, "k1")}))] == ["k9"]
 
 
