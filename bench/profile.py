@@ -143,8 +143,8 @@ def profile_problem(problem: Problem, rule_set: str, *, device: str = "cuda", ke
 
 
 def predicted_fastest_first(names: list[str], problem: Problem, rule_set: str, arch: str) -> list[str]:
-    """names by the rule's analytic time on problem, least first (names the rule set has no candidate of last, in
-    their order): the sweep's give-up (GIVE_UP_RATIO) works only once a fast kernel is timed. On session 42's 31
+    """names by the rule's estimated time on problem (heuristics/rule.py), least first (names the rule set has no
+    candidate of last, in their order): the sweep's give-up (GIVE_UP_RATIO) works only once a fast kernel is timed. On session 42's 31
     bwd_weight training problems this order gives up on as much as timing the measured fastest first would (~48 of
     the ~115 s their kernels ran); the registry's order gave up on nothing, its slow kernels coming first."""
     predicted = {c.name: predicted_seconds(c, problem, arch) for c in candidates(problem, rule_set, arch)

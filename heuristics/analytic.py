@@ -1,8 +1,6 @@
-"""The rule-based default heuristic: an analytic time estimate per (kernel, problem, arch).
-
-Used to select a kernel when no trained model exists for a direction x dtype x arch (and as a documented,
-deterministic fallback afterwards). The estimate is a roofline with three corrections that decide most
-choices between instances of one registry:
+"""An analytic time estimate per (kernel, problem, arch): the models' analytic features (features.py) and the terms
+the fallback rule (rule.py) combines with coefficients fitted on measurements. The estimate is a roofline with three
+corrections that decide many choices between instances of one registry:
 
 1. Tile padding: a tile computes bm x bn x ceil(K/bk)*bk multiply-adds whatever the problem covers, so
    work is counted in padded tiles (merged groups pay for their zero off-diagonal blocks too). bwd_data tiles
@@ -14,7 +12,7 @@ choices between instances of one registry:
 
 Direct and depthwise kernels run on CUDA cores (arch.cuda_core_tflops) and compute only the useful taps;
 depthwise kernels, with their taps unrolled and no channel loop, are credited a larger fraction of that peak
-(a prior, not a fit: the trained models replace it). bwd_weight split-K adds its fp32 atomics traffic; every
+(priors, not fits: the rule scales each algorithm's compute time by a fitted factor, the models learn their own). bwd_weight split-K adds its fp32 atomics traffic; every
 kernel pays a fixed launch latency. Time is max(compute, memory) + latency.
 """
 from __future__ import annotations
@@ -41,6 +39,9 @@ class Estimate:
     compute_s: float
     memory_s: float
     wave_utilisation: float
+    work: float = 0.0  # multiply-add FLOPs the programs perform (padded tiles for igemm, the useful taps otherwise)
+    programs: int = 0  # of the non-persistent launch (runtime/grid.py tile_grid)
+    slots: int = 0  # programs the GPU holds at once (SMs x resident blocks per SM)
 
     def tflops(self, problem: Problem) -> float:
         return problem.flops / self.seconds / 1e12
@@ -159,7 +160,8 @@ def estimate(config: KernelConfig, problem: Problem, arch: ArchSpec) -> Estimate
     if config.via_fwd:
         twin = estimate(config.kernel, forward_twin(problem), arch)
         extra = twin_filter_seconds(problem, arch)
-        return Estimate(twin.seconds + extra, twin.compute_s, twin.memory_s + extra, twin.wave_utilisation)
+        return Estimate(twin.seconds + extra, twin.compute_s, twin.memory_s + extra, twin.wave_utilisation, twin.work,
+                        twin.programs, twin.slots)
     grid = tile_grid(config, problem)
     programs = grid[0] * grid[1] * grid[2]
     slots = arch.sm_count * resident_blocks_per_sm(config, arch)
@@ -179,4 +181,4 @@ def estimate(config: KernelConfig, problem: Problem, arch: ArchSpec) -> Estimate
     seconds = max(compute_s, memory_s)
     if config.pipeline in (Pipeline.persistent, Pipeline.streamk):  # StreamK: a prior, like persistent (not a fit)
         seconds *= PERSISTENT_GAIN  # prologues of the next tile overlap the epilogue of the last
-    return Estimate(seconds + LAUNCH_LATENCY_S, compute_s, memory_s, utilisation)
+    return Estimate(seconds + LAUNCH_LATENCY_S, compute_s, memory_s, utilisation, work, programs, slots)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -55,6 +56,14 @@ def runs_as(config: KernelConfig, problem: Problem) -> Problem:
     if padding is None:
         raise ValueError(f"kernel {config.name} cannot run {problem.key}")
     return padded_problem(problem, padding)
+
+
+def files_sha256(paths: list[Path]) -> str:
+    """The SHA-256 of the files' bytes, in sorted path order: what a model or fit records of its training data."""
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(Path(path).read_bytes())
+    return digest.hexdigest()
 
 
 def read_measurements(paths: list[Path]) -> dict[str, ProblemMeasurements]:

@@ -9,7 +9,6 @@ train.yaml `vendor_classifier` weighs a direction, a binary model of "the vendor
 too (vendor.txt): its log-odds times the weight raise the vendor path's score (model.py SelectionModel.vendor_key)."""
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
 from gconv.schemas import ArchSpec, Direction, KernelConfig
 
-from .dataset import ProblemMeasurements, runs_as
+from .dataset import ProblemMeasurements, files_sha256, runs_as
 from .features import FEATURE_NAMES, FEATURE_VERSION, feature_matrix, vendor_row
 from .model import (LIGHTGBM_RUN_PARAMS, METADATA_FILE, MODEL_FILE, RANKER_FILE, VENDOR_FILE, ModelMetadata,
                     RankingConfig, VendorClassifierConfig, as_dtype, not_negative_per_direction)
@@ -289,13 +288,10 @@ def train(measurements: list[ProblemMeasurements], *, direction: str, dtype: str
         vendor_classifier.save_model(str(vendor_path))
     elif vendor_path.exists():
         vendor_path.unlink()
-    digest = hashlib.sha256()
-    for path in sorted(data_files):
-        digest.update(Path(path).read_bytes())
     metadata = ModelMetadata(
         direction=direction, dtype=dtype, arch=arch, feature_version=FEATURE_VERSION, feature_names=FEATURE_NAMES, target=config.target,
         kernel_pool=kernel_pool(tables, sibling_tables, dtype), rule_sets=rule_sets,
-        data_files=[Path(p).as_posix() for p in data_files], data_sha256=digest.hexdigest(),
+        data_files=[Path(p).as_posix() for p in data_files], data_sha256=files_sha256(data_files),
         rows=int(sum(len(t.names) for t in tables + sibling_tables)), problems=len(tables),
         sibling_problems=len(sibling_tables), cv_folds=config.cv_folds,
         cv_metrics={"rmse_log_time": round(float(np.mean(fold_rmse)), 4), **_summary(fold_efficiency),

@@ -18,9 +18,10 @@ from gconv.runtime.registry import VENDOR_KERNEL, load_arch_spec
 from gconv.schemas import KernelConfig
 from gconv.tables import table
 
-from .analytic import estimate
+from .analytic import padding_copy_seconds
 from .dataset import ProblemMeasurements, runs_as
 from .model import SelectionModel
+from .rule import rule_seconds
 
 Ranker = Callable[[ProblemMeasurements], list[str]]
 
@@ -59,13 +60,17 @@ class ValidationReport(BaseModel):
 
 
 def rule_ranker(arch: str) -> Ranker:
+    """The measured kernels by the fallback rule's time (heuristics/rule.py), channel padding's copies included, as
+    the runtime's rule orders them (runtime/selection.py predicted_seconds); ties by name."""
     spec = load_arch_spec(arch)
 
     def rank(m: ProblemMeasurements) -> list[str]:
         timed = []
         for name in m.kernels:
             config = KernelConfig.from_name(name)
-            timed.append((estimate(config, runs_as(config, m.problem), spec).seconds, name))
+            runs = runs_as(config, m.problem)
+            copies = padding_copy_seconds(m.problem, runs.C, runs.K, spec)
+            timed.append((rule_seconds(config, runs, spec, copies), name))
         return [name for _, name in sorted(timed)]
     return rank
 

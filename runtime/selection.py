@@ -8,7 +8,8 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from gconv.heuristics.analytic import estimate, padding_copy_seconds
+from gconv.heuristics.analytic import padding_copy_seconds
+from gconv.heuristics.rule import rule_seconds
 from gconv.schemas import Algorithm, Direction, DType, KernelConfig, Problem, RegistryEntry
 
 from .native_selector import NativeSelector, indexable, native_selector
@@ -108,16 +109,17 @@ def kernels_for(problem: Problem, rule_set: str | None = None, arch: str | None 
 
 
 def predicted_seconds(candidate: Candidate, problem: Problem, arch: str) -> float:
+    """The fallback rule's time of a candidate (heuristics/rule.py), channel padding's copies included."""
     spec = load_arch_spec(arch)
     if candidate.padding is None:
-        return estimate(candidate.entry.config, problem, spec).seconds
+        return rule_seconds(candidate.entry.config, problem, spec)
     padding = candidate.padding
     copies = padding_copy_seconds(problem, padding.padded_C, padding.padded_K, spec)
-    return estimate(candidate.entry.config, padded_problem(problem, padding), spec).seconds + copies
+    return rule_seconds(candidate.entry.config, padded_problem(problem, padding), spec, copies)
 
 
 class Best(NamedTuple):
-    """The candidate a selector picked, its time (the model's predicted milliseconds, or the rule's analytic seconds),
+    """The candidate a selector picked, its time (the model's predicted milliseconds, or the rule's estimated seconds),
     how many candidates it chose among, how many the model's kernel pool lacks (skipped, not scored), and whether the
     model picked (False with a model that knew none of the candidates: the rule picked among them all)."""
 
@@ -139,7 +141,7 @@ VENDOR_COMPETES = os.environ.get(VENDOR_ENV, "1") != "0"
 
 def _least(problem: Problem, pool: list[Candidate], arch: str, model, vendor: bool = False
            ) -> tuple[Candidate, float]:
-    """The candidate of least key (the rule's analytic seconds, or the model's choice key), ties by name, with its
+    """The candidate of least key (the rule's estimated seconds, or the model's choice key), ties by name, with its
     predicted time (seconds for the rule, the model's milliseconds); vendor (with a model): the vendor path competes
     too, after pool."""
     if model is None:
@@ -160,9 +162,9 @@ def _least(problem: Problem, pool: list[Candidate], arch: str, model, vendor: bo
 
 def python_best(problem: Problem, rule_set: str, arch: str, model=None, vendor: bool = False) -> Best | None:
     """The model's pick -- least choice key (SelectionModel.choice_keys) -- among the candidates of its training pool,
-    and (vendor) the vendor path when the model was trained on it; the rule's -- least analytic time -- among all
-    instances when there is no model or it knows none of them; ties by name. None when no instance runs the problem.
-    The reference the C selector (native_selector.py) computes too."""
+    and (vendor) the vendor path when the model was trained on it; the rule's -- least estimated time
+    (heuristics/rule.py) -- among all instances when there is no model or it knows none of them; ties by name. None
+    when no instance runs the problem. The reference the C selector (native_selector.py) computes too."""
     pool = [c for c in candidates(problem, rule_set, arch) if c.entry is not None]
     if not pool:
         return None
@@ -209,12 +211,12 @@ def _rule_pick(problem: Problem, best: Best, rule_set: str, arch: str, why: str)
     return KernelChoice(
         name=best.candidate.name, predicted_tflops=round(problem.flops / best.key / 1e12, 3), padding=padding,
         rule_set=rule_set, arch=arch, source="rule",
-        reason=f"fallback rule ({why}): least analytic time of {best.count} candidates"
+        reason=f"fallback rule ({why}): least estimated time of {best.count} candidates"
                + (f", {padding}" if padding else ""))
 
 
 def rule_choice(problem: Problem, rule_set: str, arch: str) -> KernelChoice:
-    """The documented fallback: the candidate with the least analytic time (heuristics/analytic.py)."""
+    """The documented fallback: the candidate with the least rule time (heuristics/rule.py)."""
     best = best_candidate(problem, rule_set, arch)
     if best is None:
         return _vendor_choice(rule_set, arch)

@@ -390,7 +390,7 @@ def test_an_unusable_model_falls_back_and_says_why(models_root):
         choice = gconv.select(problem)
         assert choice.source == "rule"
         assert choice.reason.startswith("fallback rule (model unusable: model ")
-        assert "model.txt is missing): least analytic time of " in choice.reason
+        assert "model.txt is missing): least estimated time of " in choice.reason
     finally:
         (models_root / "moved.txt").rename(model_dir("fwd", "bf16", "sm_90", models_root) / "model.txt")
 

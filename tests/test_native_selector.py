@@ -240,7 +240,7 @@ def test_select_says_what_the_model_did_not_know(monkeypatch):
          "model sm_90/fwd_bf16 (LightGBM, feature version 12): ranked first of {known} candidates; {skipped} "
          "candidates outside its training pool skipped"),
         (lambda name: False, "fallback rule (model sm_90/fwd_bf16 was trained on none of the {count} candidates): "
-                             "least analytic time of {count} candidates")]:
+                             "least estimated time of {count} candidates")]:
         model = _restricted(full, keep)
         monkeypatch.setattr(models, "find_model", lambda *target, model=model: model)
         selection.clear_cache()

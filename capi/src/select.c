@@ -1,6 +1,7 @@
 /* The rule heuristic in C: support checks (runtime/support.py), channel padding (runtime/padding.py), launch grids
- * (runtime/grid.py) and the analytic estimate (heuristics/analytic.py), ported operation for operation so that the
- * choice -- and the estimated seconds, bit for bit -- equal Python's rule_choice (tests/test_capi.py checks it).
+ * (runtime/grid.py), the analytic estimate (heuristics/analytic.py) and the rule's time (heuristics/rule.py), ported
+ * operation for operation so that the choice -- and the estimated seconds, bit for bit -- equal Python's rule_choice
+ * (tests/test_capi.py checks it).
  * Integer products use 128 bits (Python's integers do not overflow) and turn into doubles where Python's do. */
 #include <math.h>
 #include <stdio.h>
@@ -566,14 +567,14 @@ double gconv_twin_filter_seconds(const gconv_prob *p) {
     return (double)bytes / (gconv_arch_data.dram_bandwidth_gbs * 1e9) + GCONV_LAUNCH_LATENCY_S;
 }
 
-/* heuristics/analytic.py estimate(...).seconds */
-static double estimate_seconds(const gconv_config *c, const gconv_prob *p) {
-    if (c->via_fwd) { /* the forward kernel on the forward twin, and the filter's transposition */
-        gconv_prob twin;
-        gconv_forward_twin(p, &twin);
-        gconv_config kernel = gconv_forward_kernel(c);
-        return estimate_seconds(&kernel, &twin) + gconv_twin_filter_seconds(p);
-    }
+/* heuristics/analytic.py Estimate: the parts heuristics/rule.py rule_terms reads */
+typedef struct {
+    double compute_s, memory_s, utilisation, work;
+    wide programs, slots;
+} estimate_parts;
+
+/* heuristics/analytic.py estimate (a config that is not via_fwd) */
+static estimate_parts estimate(const gconv_config *c, const gconv_prob *p) {
     const gconv_arch_spec *a = &gconv_arch_data;
     int64_t grid[3];
     gconv_tile_grid(c, p, grid);
@@ -596,14 +597,43 @@ static double estimate_seconds(const gconv_config *c, const gconv_prob *p) {
         peak = a->peak_tflops[c->dtype] * 1e12 * GCONV_PEAK_FRACTION * size_factor;
         memory_efficiency = dmin(1.0, 0.4 + 0.6 * c->vector_width * bytes / a->max_vector_bytes);
     }
-    double compute_s = (double)work / (peak * utilisation);
     wide traffic = problem_bytes(p);
     if (c->split_k > 1) traffic += (wide)2 * c->split_k * gconv_split_result_elements(p) * 4;
-    double memory_s = (double)traffic / (a->dram_bandwidth_gbs * 1e9 * memory_efficiency);
-    double seconds = dmax(compute_s, memory_s);
-    if (c->pipeline == GCONV_PIPELINE_PERSISTENT || c->pipeline == GCONV_PIPELINE_STREAMK)
-        seconds *= GCONV_PERSISTENT_GAIN;
-    return seconds + GCONV_LAUNCH_LATENCY_S;
+    estimate_parts e = {(double)work / (peak * utilisation),
+                        (double)traffic / (a->dram_bandwidth_gbs * 1e9 * memory_efficiency), utilisation,
+                        (double)work, programs, slots};
+    return e;
+}
+
+/* heuristics/rule.py rule_terms and combine: the fallback rule's seconds, extra_s the fixed seconds besides the
+ * kernel (channel padding's copies) */
+static double rule_seconds(const gconv_config *c, const gconv_prob *p, double extra_s) {
+    if (c->via_fwd) { /* the forward kernel on the forward twin, and the filter's transposition */
+        gconv_prob twin;
+        gconv_forward_twin(p, &twin);
+        gconv_config kernel = gconv_forward_kernel(c);
+        return rule_seconds(&kernel, &twin, extra_s + gconv_twin_filter_seconds(p));
+    }
+    static const double compute_scale[3] = {GCONV_RULE_COMPUTE_SCALE_IGEMM, GCONV_RULE_COMPUTE_SCALE_DIRECT,
+                                            GCONV_RULE_COMPUTE_SCALE_DEPTHWISE};
+    static const double load_s[3] = {GCONV_RULE_LOAD_S_IGEMM, GCONV_RULE_LOAD_S_DIRECT, GCONV_RULE_LOAD_S_DEPTHWISE};
+    estimate_parts e = estimate(c, p);
+    double loads, sector = 1.0, waste = 1.0;
+    if (c->algorithm == GCONV_ALGORITHM_IGEMM) {
+        loads = e.work * (c->block_m + c->block_n) / (double)(2 * c->block_m * c->block_n);
+        double run = (double)c->groups_to_merge * (p->C < p->K ? p->C : p->K) * gconv_dtype_bytes(p->dtype);
+        sector = dmin(1.0, run / GCONV_RULE_SECTOR_BYTES);
+    } else {
+        loads = e.work / 2;
+        wide channels = (wide)p->G * (p->direction == GCONV_DIRECTION_BWD_DATA ? p->C : p->K);
+        waste = (double)(cdiv(channels, c->block_n) * c->block_n) / (double)channels;
+    }
+    double vector_loads = loads / (c->vector_width * (double)e.slots * e.utilisation);
+    double compute = (e.compute_s * compute_scale[c->algorithm] + vector_loads * load_s[c->algorithm] / sector) * waste;
+    double memory = e.memory_s / sector;
+    return dmax(compute, memory) + GCONV_RULE_OVERLAP * dmin(compute, memory)
+           + GCONV_RULE_WAVE_LATENCY_S * (double)cdiv(e.programs, e.slots)
+           + GCONV_RULE_PROGRAM_LATENCY_S * ((double)e.programs / (double)e.slots) + GCONV_LAUNCH_LATENCY_S + extra_s;
 }
 
 /* heuristics/analytic.py padding_copy_bytes (0 unpadded) */
@@ -627,9 +657,9 @@ double gconv_padding_copy_seconds(const gconv_prob *p, int64_t PC, int64_t PK) {
 
 /* runtime/selection.py predicted_seconds */
 double gconv_predicted_seconds(const gconv_config *c, const gconv_prob *p, int64_t padded_C, int64_t padded_K) {
-    if (padded_C == p->C && padded_K == p->K) return estimate_seconds(c, p);
+    if (padded_C == p->C && padded_K == p->K) return rule_seconds(c, p, 0.0);
     gconv_prob q = gconv_with_channels(p, padded_C, padded_K);
-    return estimate_seconds(c, &q) + gconv_padding_copy_seconds(p, padded_C, padded_K);
+    return rule_seconds(c, &q, gconv_padding_copy_seconds(p, padded_C, padded_K));
 }
 
 static int by_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
@@ -744,7 +774,7 @@ static void consider(gconv_pick *pick, const char **best_name, const candidate *
 }
 
 /* The least key among the candidates of p in pool, ties by name -- Python's min over (key, name): the model's
- * choice key of the candidates it knows, or (model NULL) the analytic time of all. With a model, least_by_model
+ * choice key of the candidates it knows, or (model NULL) the rule's time of all. With a model, least_by_model
  * finds the same pick walking fewer trees; this loop scores every candidate in full (without a model, or when
  * least_by_model has no memory); the vendor path last, when it competes. */
 static void least(const gconv_prob *p, const gconv_pool *pool, const gconv_model *model, int vendor,
