@@ -143,7 +143,7 @@ def test_selection_is_cached_per_problem():
                             pad_h=1, pad_w=1)
     first = gconv.select(problem)
     assert first.source == "rule"
-    assert first.reason.startswith("fallback rule (no trained model for bwd_weight/fp32/sm_90): least analytic "
+    assert first.reason.startswith("fallback rule (no trained model for bwd_weight/fp32/sm_90): least estimated "
                                    "time of ")
     second = gconv.select(problem)
     assert (second.source, second.name, second.reason) == ("cache", first.name, f"cache ({first.reason})")
